@@ -28,7 +28,10 @@ main{margin-left:260px;padding:24px 40px;max-width:1000px}
 pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.88rem}
 div.jp-InputArea pre, .highlight pre{background:#f6f8fa;border:1px solid #e5e7eb;border-radius:6px;padding:10px;overflow-x:auto}
 .jp-OutputArea pre{background:#fff;border-left:3px solid #d0d7de;padding:6px 10px;overflow-x:auto}
-.jp-InputPrompt,.jp-OutputPrompt{display:none}
+.jp-InputPrompt,.jp-OutputPrompt,.prompt{display:none}
+div.input_area pre{background:#f6f8fa;border:1px solid #e5e7eb;border-radius:6px;padding:10px;overflow-x:auto}
+div.output_area pre{border-left:3px solid #d0d7de;padding:6px 10px;overflow-x:auto}
+div.output_markdown{border-top:1px solid #d0d7de;padding-top:4px}
 table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #d0d7de;padding:4px 8px;font-size:.9rem}
 img{max-width:100%} .description{color:#57606a;font-size:1.1rem;margin-top:-8px}
 h1.title{margin-bottom:4px}
@@ -39,7 +42,7 @@ def front_matter(nb) -> dict:
     meta = {}
     for c in nb.cells:
         if c.cell_type == "raw" and c.source.startswith("---"):
-            for m in re.finditer(r"^(\w+):\s*(.*(?:\n  .*)*)", c.source, re.M):
+            for m in re.finditer(r"^([\w-]+):\s*(.*(?:\n  .*)*)", c.source, re.M):
                 meta[m.group(1)] = " ".join(m.group(2).split())
             break
     if "title" not in meta:
@@ -56,14 +59,46 @@ def pages(proc: Path) -> list[tuple[str, Path]]:
     return home + lib + rest
 
 def href(proc: Path, nb: Path) -> str:
-    return nb.relative_to(proc).with_suffix(".html").as_posix()
+    "The page's path in the site: nbdev's `output-file` (e.g. `schema.html` for `01_schema.ipynb`), as Quarto names it."
+    out = front_matter(nbformat.read(nb, as_version=4)).get("output-file")
+    rel = nb.relative_to(proc)
+    return (rel.parent/out).as_posix() if out else rel.with_suffix(".html").as_posix()
+
+DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:\s*(.*)$")
+
+def apply_directives(nb) -> None:
+    "Apply the Quarto cell options nbdev emits: `echo: false` hides code, `output: false` hides outputs; strip `#|` lines."
+    for c in nb.cells:
+        if c.cell_type != "code": continue
+        lines = c.source.splitlines()
+        opts = {m.group(1): m.group(2).strip() for l in lines if (m := DIRECTIVE.match(l))}
+        c.source = "\n".join(l for l in lines if not DIRECTIVE.match(l)).strip()
+        if opts.get("echo") == "false": c.source = ""
+        if opts.get("output") == "false": c.outputs = []
+        if opts.get("include") == "false": c.source, c.outputs = "", []
+    nb.cells = [c for c in nb.cells if c.cell_type != "code" or c.source or c.outputs]
+    for c in nb.cells:
+        if c.cell_type == "code" and not c.source: c.metadata["transient"] = {"remove_source": True}
+
+QUARTO_ATTRS = re.compile(r"(\]\([^)]*\))\{[^}]*\}")
+
+def fix_links(text: str, up: str, doc_url: str) -> str:
+    "Drop Quarto link attributes and make links to this site's own pages relative."
+    text = QUARTO_ATTRS.sub(r"\1", text)
+    return text.replace(doc_url, up) if doc_url else text
+
+def doc_url() -> str:
+    from configparser import ConfigParser
+    cfg = ConfigParser(); cfg.read(ROOT/"settings.ini")
+    d = cfg["DEFAULT"]
+    return d.get("doc_host", "").rstrip("/") + d.get("doc_baseurl", "").rstrip("/") + "/"
 
 def render(proc: Path, out: Path) -> list[Path]:
     exporter = HTMLExporter(template_name="basic")
     entries = pages(proc)
     info = [(sec, nb, nbformat.read(nb, as_version=4)) for sec, nb in entries]
     titles = {nb: front_matter(n).get("title", nb.stem) for _, nb, n in info}
-    written = []
+    written, site_url = [], doc_url()
     for sec, nb, n in info:
         page = href(proc, nb)
         depth = page.count("/")
@@ -76,6 +111,11 @@ def render(proc: Path, out: Path) -> list[Path]:
             side.append(f"<a{cls} href='{up}{href(proc, nb2)}'>{html.escape(titles[nb2])}</a>")
         fm = front_matter(n)
         n.cells = [c for c in n.cells if not (c.cell_type == "raw" and c.source.startswith("---"))]
+        apply_directives(n)
+        for c in n.cells:
+            if c.cell_type == "markdown": c.source = fix_links(c.source, up, site_url)
+            for o in c.get("outputs", []):
+                if "text/markdown" in o.get("data", {}): o["data"]["text/markdown"] = fix_links(o["data"]["text/markdown"], up, site_url)
         body, _ = exporter.from_notebook_node(n)
         head = f"<h1 class='title'>{html.escape(titles[nb])}</h1>" + (f"<p class='description'>{html.escape(fm['description'])}</p>" if fm.get("description") else "")
         doc = (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(titles[nb])} – personalwab</title>"

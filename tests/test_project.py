@@ -1,0 +1,44 @@
+"""Project-level checks: the library is in sync with the notebooks, the README with the home page,
+and the layout matches the design card."""
+import shutil, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+def test_layout_matches_design_card():
+    for p in ["nbs", "personalwab", "settings.ini", "tests", "data", "figures", "README.md",
+              "setup.py", "pyproject.toml", "constraints.txt", "Makefile", ".ci/run", "nbs/index.ipynb"]:
+        assert (ROOT/p).exists(), f"missing {p}"
+
+@pytest.fixture(scope="module")
+def synced_copy(tmp_path_factory):
+    "A copy of the sources on which nbdev_export and nbdev_clean have been run."
+    d = tmp_path_factory.mktemp("sync")
+    for p in ["nbs", "personalwab"]: shutil.copytree(ROOT/p, d/p, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    for p in ["settings.ini", "setup.py"]: shutil.copy(ROOT/p, d/p)
+    for cmd in ["nbdev_export", "nbdev_clean"]:
+        r = subprocess.run([str(BIN/cmd)], cwd=d, capture_output=True, text=True)
+        assert r.returncode == 0, f"{cmd} failed:\n{r.stdout}\n{r.stderr}"
+    return d
+
+def _differences(a: Path, b: Path, pattern: str) -> list[str]:
+    fa = {p.relative_to(a) for p in a.rglob(pattern) if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts}
+    fb = {p.relative_to(b) for p in b.rglob(pattern) if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts}
+    return sorted(str(p) for p in fa ^ fb) + sorted(str(p) for p in fa & fb if (a/p).read_bytes() != (b/p).read_bytes())
+
+def test_library_is_exported_from_notebooks(synced_copy):
+    diff = _differences(ROOT/"personalwab", synced_copy/"personalwab", "*.py")
+    assert not diff, f"nbdev_export would change personalwab/ (edit notebooks, then run nbdev_export): {diff}"
+
+def test_notebooks_are_clean(synced_copy):
+    diff = _differences(ROOT/"nbs", synced_copy/"nbs", "*.ipynb")
+    assert not diff, f"nbdev_clean would change these notebooks (run nbdev_clean): {diff}"
+
+def test_readme_is_rendered_from_index_notebook():
+    r = subprocess.run([sys.executable, str(ROOT/"tools"/"make_readme.py"), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr or r.stdout
+
+def test_gitattributes_uses_nbdev_merge_driver():
+    assert "*.ipynb merge=nbdev-merge" in (ROOT/".gitattributes").read_text()
