@@ -1,0 +1,71 @@
+"""Run every paper-reproduction notebook (nbs/paper/*.ipynb) with papermill.
+
+Profiles:
+  default  the README's `make reproduce`: the embedded default benchmark and the offline model,
+           with the task limits set in each notebook's `parameters` cell; executed notebooks are
+           written back in place (they are the readable reports the docs site shows) and tables
+           and figures go to figures/.
+  smoke    CI's profile: the same notebooks with `smoke=True` (a handful of tasks), executed into
+           a scratch folder; figures/ is not touched.
+
+Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
+are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
+
+Usage: python tools/reproduce.py [--profile default|smoke] [--only NAME ...] [--out DIR]
+"""
+from __future__ import annotations
+import argparse, os, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = ROOT/"nbs"/"paper"
+# What the paper has, and the notebook that reproduces it.
+EXPECTED = {
+    "Table 2, Figures 3-4 (benchmark statistics)": "table2_fig3_fig4_statistics.ipynb",
+    "Figure 5 (profile consistency)": "fig5_profile_consistency.ipynb",
+    "Table 3 (single-turn results)": "table3_single_turn.ipynb",
+    "Table 4 (multi-turn results)": "table4_multi_turn.ipynb",
+    "Table 5 (PUMA ablations)": "table5_puma_ablation.ipynb",
+    "Table 6 (memory length)": "table6_memory_length.ipynb",
+    "Figure 7 (time per task)": "fig7_efficiency.ipynb",
+    "Figure 8 (action transitions)": "fig8_action_transitions.ipynb",
+    "Figure 9 (results by attempt)": "fig9_attempts.ipynb",
+}
+
+def notebooks(only=None) -> list[Path]:
+    nbs = sorted(PAPER.glob("*.ipynb"))
+    return [p for p in nbs if not only or any(o in p.stem for o in only)]
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
+    ap.add_argument("--profile", choices=["default", "smoke"], default="default")
+    ap.add_argument("--only", nargs="*", help="substrings of notebook names to run")
+    ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, a temp dir for smoke)")
+    args = ap.parse_args(argv)
+    import papermill as pm
+    os.environ.setdefault("HF_HUB_OFFLINE", "1"); os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    smoke = args.profile == "smoke"
+    out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else ROOT/"figures")
+    out.mkdir(parents=True, exist_ok=True)
+    executed_dir = out/"executed" if smoke else None
+    have = {p.name for p in PAPER.glob("*.ipynb")}
+    missing = [f"{what} -> nbs/paper/{nb}" for what, nb in EXPECTED.items() if nb not in have]
+    failures, t00 = [], time.time()
+    for nb in notebooks(args.only):
+        dest = (executed_dir/nb.name) if executed_dir else nb
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        t0 = time.time()
+        print(f"==> {nb.relative_to(ROOT)} [{args.profile}]", flush=True)
+        try:
+            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": str(out.resolve()), "smoke": smoke},
+                                kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
+            print(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}", flush=True)
+        except Exception as e:  # keep going: report every failure at the end
+            failures.append(nb.name); print(f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}", flush=True)
+    print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
+    for p in sorted(out.glob("*.*")): print(f"  {p.name}")
+    if missing: print("\nNot reproduced yet (notebook missing):\n  " + "\n  ".join(missing))
+    if failures: print(f"\nFAILED notebooks: {failures}"); return 1
+    return 0
+
+if __name__ == "__main__": sys.exit(main())
