@@ -14,6 +14,7 @@ export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
+export OMP_WAIT_POLICY := PASSIVE
 
 .PHONY: all install test reproduce smoke docs export clean-nbs check-sync hooks browser distclean
 

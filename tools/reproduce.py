@@ -43,7 +43,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, a temp dir for smoke)")
     args = ap.parse_args(argv)
     import papermill as pm
-    os.environ.setdefault("HF_HUB_OFFLINE", "1"); os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false"}.items():
+        os.environ.setdefault(k, v)
     smoke = args.profile == "smoke"
     out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else ROOT/"figures")
     out.mkdir(parents=True, exist_ok=True)
