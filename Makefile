@@ -49,7 +49,8 @@ check-sync: $(STAMP)
 	$(BIN)/python tools/check_sync.py
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+	@# two workers on two cores: one torch/OpenMP thread each (oversubscription made torch ~6x slower)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 reproduce: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile $(PROFILE)

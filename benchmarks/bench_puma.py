@@ -39,6 +39,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--no-runner", dest="runner", action="store_false", help="skip the evaluation through the runner")
     ap.add_argument("--runner-limit", type=int, default=30, help="held-out test tasks evaluated through the runner")
     ap.add_argument("--max-tokens", type=int, default=64, help="parameter tokens the PUMA agent may generate in the runner")
+    ap.add_argument("--eval-models", default="untrained,sft,puma", help="comma-separated subset of untrained,sft,puma for the offline measure")
     ap.add_argument("--out", default=None, help="JSON file for the figures (default: <work_dir>/bench.json)")
     a = ap.parse_args(argv)
     cfg = load_config(a.config, a.set)
@@ -51,7 +52,8 @@ def main(argv=None) -> dict:
     b = benchmark(cfg)
     test = select_tasks(b, "test", a.eval_limit, cfg.seed + 1)
     out["eval"] = {"tasks": len(test), "offline_function_accuracy": {}}
-    for name, path in [("untrained", base_model_path(cfg)), ("sft", str(cfg.dir("sft")/"merged")), ("puma", str(cfg.final_model))]:
+    models = [("untrained", base_model_path(cfg)), ("sft", str(cfg.dir("sft")/"merged")), ("puma", str(cfg.final_model))]
+    for name, path in [m for m in models if m[0] in a.eval_models.split(",")]:
         t0 = time.time(); r = function_accuracy(path, test)
         out["eval"]["offline_function_accuracy"][name] = strip(r) | {"wall_s": round(time.time() - t0, 1), "examples": r["predictions"][:3]}
     if a.runner:

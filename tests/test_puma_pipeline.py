@@ -61,3 +61,15 @@ def test_final_model_served_and_resume(trained):
     logs = []
     run_pipeline(cfg, log=logs.append)
     assert len(logs) == 5 and all("skipped" in l for l in logs), logs
+
+
+def test_stage_configs_match_all_yaml():
+    "configs/puma/<stage>.yaml hold exactly the settings of all.yaml, so stage-by-stage and 'all' runs agree."
+    from personalwab.puma_pipeline import STAGES, load_config
+    root = repo_root()/"configs/puma"
+    full = load_config(root/"all.yaml")
+    for s in STAGES:
+        part = load_config(root/f"{s}.yaml")
+        assert getattr(part, s) == getattr(full, s), s
+        assert (part.work_dir, part.data, part.base_model, part.seed) == (full.work_dir, full.data, full.base_model, full.seed), s
+    for f in root.glob("*.yaml"): load_config(f)          # every config parses (unknown keys are errors)

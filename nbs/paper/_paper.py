@@ -77,8 +77,8 @@ def llm_name(spec: str) -> str: return f"{spec} = {LLM_NAMES[spec]}" if spec in 
 # ---------------------------------------------------------------- the paper's numbers (spec §12)
 METHOD_LABELS = {"no_memory": "No Memory", "random_memory": "Random Memory", "last_memory": "Last Memory",
                  "relevant_memory": "Relevant Memory", "react": "ReAct", "reflection": "Reflection",
-                 "recmind": "RecMind", "interecagent": "InteRecAgent", "puma_gpt": "PUMA (gpt-4o)",
-                 "puma": "PUMA (LLaMA-7B)"}
+                 "recmind": "RecMind", "interecagent": "InteRecAgent", "puma_gpt": "Task-specific memory (PUMA-style, agent LLM)",
+                 "puma": "PUMA (trained model)"}
 
 def _long(rows: dict, metrics=("function_acc", "result_acc")) -> pd.DataFrame:
     out = []
@@ -129,7 +129,12 @@ def run_all(configs: dict, progress: bool = True, agent_factories: dict | None =
     for key, cfg in configs.items():
         t0 = time.perf_counter()
         factory = (agent_factories or {}).get(key) or (model_version_factory if "_model" in cfg.params else None)
-        r = run(cfg, progress=progress, agent_factory=factory)
+        for wait in range(3600):   # another notebook (e.g. a parallel CI worker) may be running this very config: wait, then reuse
+            try: r = run(cfg, progress=progress, agent_factory=factory); break
+            except RuntimeError as e:
+                if "being written by another process" not in str(e) or wait == 3599: raise
+                if wait == 0: print(f"{key}: run {cfg.name} is in progress elsewhere; waiting for it")
+                time.sleep(1)
         r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
         r.task_ids = [t.id for t in select_tasks(load_data(cfg.data), cfg)]
         out[key] = r
@@ -252,9 +257,12 @@ def puma_config_for(config: str, smoke: bool, data: str = "default"):
 def puma_models(cfg, log=print) -> dict:
     """Train (or reuse: the pipeline caches every stage) the PUMA pipeline of `cfg`. LLM specs of its base, SFT-only and
     final (SFT+DPO) models, and `version` (hash of the final stage; it keys the runs, so a retrained model is a new run)."""
+    from filelock import FileLock
     from personalwab.puma_pipeline import run_pipeline, base_model_path, stage_done
     t0 = time.perf_counter()
-    m = run_pipeline(cfg, log=log)
+    cfg.root.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cfg.root) + ".lock"):   # notebooks running in parallel train the pipeline once
+        m = run_pipeline(cfg, log=log)
     models = {"base": cfg.base_model if cfg.base_model == "smollm2" else f"hf:{base_model_path(cfg)}",
               "sft": f"hf:{cfg.dir('sft')/'merged'}", "full": m["merge"]["model"], "version": stage_done(cfg, "merge")["hash"]}
     log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: {cfg.root}")
@@ -281,3 +289,28 @@ def puma_relevant_memory_factory(cfg, b):
     agent = PumaRelevantMemory(shared_llm(cfg.agent_llm), b, **{k: v for k, v in agent_kwargs(cfg).items() if k not in ("memory", "_model")})
     agent.name = "puma"
     return agent
+
+# ---------------------------------------------------------------- "What this run shows", computed
+def reading(ours: pd.DataFrame, paper: pd.DataFrame, labels: dict | None = None, what: str = "method") -> str:
+    "A few sentences (Markdown) comparing this run's overall scores with the paper's: levels, best row, rank agreement."
+    from scipy.stats import spearmanr
+    lab = lambda k: (labels or {}).get(k, METHOD_LABELS.get(k, k))
+    o = ours[ours.part == "overall"].pivot_table(index="row", columns="metric", values="value", sort=False)
+    p = paper[paper.part == "overall"].pivot_table(index="row", columns="metric", values="value").reindex(o.index)
+    n = int(ours[(ours.part == "overall")].n.max()) if "n" in ours else None
+    lines = [f"- Over {n} tasks per {what}, overall function accuracy ranges {o.function_acc.min():.2f}–{o.function_acc.max():.2f} "
+             f"(paper {p.function_acc.min():.2f}–{p.function_acc.max():.2f}) and result accuracy {o.result_acc.min():.2f}–"
+             f"{o.result_acc.max():.2f} (paper {p.result_acc.min():.2f}–{p.result_acc.max():.2f})."]
+    best, pbest = o.result_acc.idxmax(), p.result_acc.idxmax()
+    ours_best = (f"{lab(best)} ({o.result_acc[best]:.3f})" if o.result_acc.max() > 0 else f"none — every {what} scored 0")
+    lines.append(f"- Best overall result accuracy: {ours_best}; in the paper: {lab(pbest)} ({p.result_acc[pbest]:.3f}).")
+    both = p.result_acc.notna()
+    if both.sum() >= 3 and o.result_acc[both].nunique() > 1:
+        rho = spearmanr(o.result_acc[both], p.result_acc[both]).statistic
+        lines.append(f"- Rank agreement with the paper on overall result accuracy (Spearman ρ over {int(both.sum())} {what}s): {rho:+.2f}.")
+    for part in TYPES:
+        s = ours[(ours.part == part) & (ours.metric == "function_acc")].set_index("row").value
+        if len(s) and s.max() == 0: lines.append(f"- No {what} called the right function on a {part} task.")
+    if n is not None and n < 30:
+        lines.append(f"- With {n} tasks one task moves a score by {1/n:.2f}: differences between {what}s below that are noise.")
+    return "\n".join(lines)
