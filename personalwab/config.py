@@ -5,11 +5,14 @@
 # %% auto #0
 __all__ = ['OFFLINE_ENV', 'repo_root', 'data_dir', 'cache_dir', 'runs_dir', 'offline']
 
-# %% ../nbs/00_config.ipynb #f90eb2fe
-import os
+# %% ../nbs/00_config.ipynb #ff60dbb1
+import os, warnings
 from pathlib import Path
 
-# %% ../nbs/00_config.ipynb #2ad2c706
+# %% ../nbs/00_config.ipynb #82f5c883
+warnings.filterwarnings("ignore", message="IProgress not found")
+
+# %% ../nbs/00_config.ipynb #f656cf5b
 def repo_root() -> Path:
     "The project checkout (the folder holding `settings.ini`), or the current directory when installed elsewhere."
     here = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
@@ -17,7 +20,7 @@ def repo_root() -> Path:
         if (p/"settings.ini").exists(): return p
     return Path.cwd()
 
-# %% ../nbs/00_config.ipynb #1ab255d0
+# %% ../nbs/00_config.ipynb #a1448360
 def _env_path(var: str, default: Path) -> Path:
     p = Path(os.environ[var]).expanduser() if os.environ.get(var) else default
     p.mkdir(parents=True, exist_ok=True)
@@ -37,7 +40,7 @@ def runs_dir() -> Path:
     "Where run results are written: `$PERSONALWAB_RUNS`, else `runs/` in the checkout."
     return _env_path("PERSONALWAB_RUNS", repo_root()/"runs")
 
-# %% ../nbs/00_config.ipynb #bf1b9434
+# %% ../nbs/00_config.ipynb #26b82ee6
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
                "TOKENIZERS_PARALLELISM": "false", "OMP_WAIT_POLICY": "PASSIVE"}
 
