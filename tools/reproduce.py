@@ -14,7 +14,7 @@ are cached by the runner (a config-addressed results folder), so a re-run only r
 Usage: python tools/reproduce.py [--profile default|smoke] [--only NAME ...] [--out DIR]
 """
 from __future__ import annotations
-import argparse, os, sys, tempfile, time
+import argparse, os, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +60,8 @@ def main(argv=None) -> int:
         try:
             pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": str(out.resolve()), "smoke": smoke},
                                 kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
+            if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
+                subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
             print(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}", flush=True)
         except Exception as e:  # keep going: report every failure at the end
             failures.append(nb.name); print(f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}", flush=True)

@@ -213,30 +213,31 @@ SMOKE_MAX_STEPS = 3
 
 def table_configs(methods, track: str, *, agent_llm: str = "smollm2", user_llm: str = "smollm2", limit=None,
                   seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
-                  puma: dict | None = None) -> dict:
-    "One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one."
+                  puma: dict | None = None, agent_params: dict | None = None) -> dict:
+    """One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one.
+    `agent_params` (e.g. `{"constrained": True}`) go to every agent but PUMA's."""
     from personalwab.runner import RunConfig
     out = {}
     for m in methods:
         if m == "puma" and not puma: continue
         out[m] = RunConfig(method=m, track=track, agent_llm=puma["full"] if m == "puma" else agent_llm, user_llm=user_llm,
                            limit=limit, seed=seed, data=data, max_steps=max_steps, workers=workers,
-                           params={"_model": puma["version"]} if m == "puma" else {})
+                           params={"_model": puma["version"]} if m == "puma" else dict(agent_params or {}))
     return out
 
 def table3_configs(methods, *, agent_llm="smollm2", limit=None, seed=2024, data="default", workers=1,
-                   puma_config="configs/puma/bench.yaml", smoke=False):
+                   puma_config="configs/puma/bench.yaml", smoke=False, agent_params=None):
     "Table 3's runs (also Figure 7's single-turn runs): (configs, PUMA models or None)."
     puma = puma_models(puma_config_for(puma_config, smoke, data)) if "puma" in methods else None
     return table_configs(methods, "single", agent_llm=SMOKE_LLM if smoke else agent_llm, limit=SMOKE_LIMIT if smoke else limit,
-                         seed=seed, data=data, workers=workers, puma=puma), puma
+                         seed=seed, data=data, workers=workers, puma=puma, agent_params=agent_params), puma
 
 def table4_configs(methods, *, agent_llm="smollm2", user_llm="smollm2", limit=None, max_steps=10, seed=2024, data="default",
-                   workers=1, smoke=False):
+                   workers=1, smoke=False, agent_params=None):
     "Table 4's runs (also Figures 7-9's multi-turn runs)."
     if smoke: agent_llm, user_llm, limit, max_steps = SMOKE_LLM, SMOKE_LLM, SMOKE_LIMIT, SMOKE_MAX_STEPS
     return table_configs(methods, "multi", agent_llm=agent_llm, user_llm=user_llm, limit=limit, seed=seed, data=data,
-                         max_steps=max_steps, workers=workers)
+                         max_steps=max_steps, workers=workers, agent_params=agent_params)
 
 # ---------------------------------------------------------------- the PUMA pipeline (Tables 3, 5, 6)
 PUMA_SMOKE_CONFIG = "configs/puma/tiny.yaml"
