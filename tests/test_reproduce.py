@@ -14,3 +14,9 @@ def test_paper_notebook_smoke(nb, tmp_path):
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
     produced = [p for p in tmp_path.iterdir() if p.suffix in {".csv", ".md", ".png", ".svg"}]
     assert produced, f"{nb.name} wrote no table or figure"
+    for stem in {p.stem for p in produced}:    # tables as CSV + Markdown, figures as PNG + SVG, never half of a pair
+        exts = {p.suffix for p in produced if p.stem == stem}
+        assert exts in ({".csv", ".md"}, {".png", ".svg"}, {".csv", ".md", ".png", ".svg"}), f"{nb.name}: {stem} has only {sorted(exts)}"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary files left behind"
+    for md in (p for p in produced if p.suffix == ".md"):   # every table says what produced it
+        assert "**Machine**" in md.read_text() and "**Code**" in md.read_text(), f"{md.name} lacks its provenance"
