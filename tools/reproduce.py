@@ -58,7 +58,9 @@ def main(argv=None) -> int:
         t0 = time.time()
         print(f"==> {nb.relative_to(ROOT)} [{args.profile}]", flush=True)
         try:
-            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": str(out.resolve()), "smoke": smoke},
+            # the notebook runs in its own folder: a relative out_dir keeps the committed notebooks free of machine paths
+            out_param = os.path.relpath(out.resolve(), nb.parent.resolve()) if out.resolve().is_relative_to(ROOT) else str(out.resolve())
+            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": out_param, "smoke": smoke},
                                 kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
