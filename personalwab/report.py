@@ -62,16 +62,11 @@ def machine() -> str:
 REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make reproduce` itself rewrites
 
 def commit(root=None) -> str:
-    """Short commit of the checkout, `+dirty` when code or data has uncommitted changes. Changes to the reproduction's
-    own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make reproduce` rewrites them as it runs."""
-    import subprocess
-    from personalwab.config import repo_root
-    root = Path(root or repo_root())
-    git = lambda *a: subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True)
-    head = git("rev-parse", "HEAD")
-    if head.returncode: return "unknown (not a git checkout)"
-    dirty = git("status", "--porcelain", "--", ".", *[f":!{p}" for p in REPRODUCTION_OUTPUTS]).stdout.strip()
-    return f"{head.stdout.strip()[:10]}{'+dirty' if dirty else ''}"
+    """Short commit of the checkout, `+dirty` when tracked code or data has uncommitted changes. Changes to the
+    reproduction's own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make reproduce` rewrites them."""
+    from personalwab.runner import git_state
+    g = git_state(root, ignore=REPRODUCTION_OUTPUTS)
+    return f"{(g['commit'] or 'unknown')[:10]}{'+dirty' if g['dirty'] else ''}"
 
 # %% ../nbs/61_report.ipynb #dc5b213f
 def describe_benchmark(b, source: str = "default") -> str:

