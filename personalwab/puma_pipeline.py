@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, create_model
-from .config import repo_root
+from .config import repo_root, torch_threads
 from .schema import Benchmark, Task
 from .puma_data import Example, prepare_data, read_jsonl, write_jsonl, write_json
 from . import puma_train as T
@@ -220,10 +220,8 @@ def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> di
     d.mkdir(parents=True, exist_ok=True); write_json(d/"STARTED.json", {"hash": h}); f = d/"DONE.json"
     (d/"config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     log(f"[puma] {stage}: running in {d}")
-    threads = T.torch.get_num_threads()
-    if cfg.torch_threads: T.torch.set_num_threads(cfg.torch_threads)
-    try: t0 = time.time(); m = RUNNERS[stage](cfg); wall = time.time() - t0
-    finally: T.torch.set_num_threads(threads)   # the caller's setting again (a notebook goes on to run agents)
+    with torch_threads(cfg.torch_threads):   # the caller's setting afterwards (a notebook goes on to run agents)
+        t0 = time.time(); m = RUNNERS[stage](cfg); wall = time.time() - t0
     if int(os.environ.get("RANK", "0")) == 0:
         write_json(f, {"stage": stage, "hash": h, "shared": _shared(cfg), "wall_s": round(wall, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "metrics": m})
     log(f"[puma] {stage}: finished in {wall:.0f}s: {json.dumps({k: v for k, v in m.items() if not isinstance(v, (list, dict))})[:300]}")

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from filelock import FileLock
 from tqdm.auto import tqdm
-from .config import cache_dir
+from .config import cache_dir, torch_threads
 from .schema import Benchmark
 
 # %% auto #0
@@ -129,9 +129,7 @@ def train_sasrec(b: Benchmark, epochs: int | None = None, seed: int | None = Non
                  out_dir: Path | str | None = None, save_every: int = 50, progress: bool = True, log: list | None = None,
                  threads: int = 1) -> Path:
     "Train SASRec on `b`'s history-split sequences (resuming a matching checkpoint); returns the checkpoint path."
-    old = torch.get_num_threads(); torch.set_num_threads(threads)
-    try: return _train(b, epochs, seed, cfg, out_dir, save_every, progress, log)
-    finally: torch.set_num_threads(old)
+    with torch_threads(threads): return _train(b, epochs, seed, cfg, out_dir, save_every, progress, log)
 
 def _train(b, epochs, seed, cfg, out_dir, save_every, progress, log) -> Path:
     cfg = cfg or SASRecConfig()
