@@ -2,8 +2,9 @@
 default benchmark, and what it buys.
 
 Runs the PUMA pipeline (prepare -> LoRA SFT -> candidates scored in the environment -> DPO ->
-merge) with `--config` (default configs/puma/bench.yaml), then measures function-identification
-accuracy of the untrained base, the SFT model and the final model on held-out *test* tasks:
+merge) with `--config` (default configs/puma/paper.yaml, the model `make reproduce` trains; add
+`--set torch_threads=1` on a shared, oversubscribed CPU), then measures function-identification accuracy
+of the untrained base, the SFT model and the final model on held-out *test* tasks:
 
 * offline: greedy generation of the function prompt, parsed by the PUMA agent's parser
   (`puma_train.function_accuracy`);
@@ -15,7 +16,7 @@ Records per stage wall time, SFT/DPO losses, seconds per step, DPO rewards/accur
 margins, pair counts, and the accuracies, as JSON (stdout and --out). Stages are resumable:
 rerunning reuses finished stages. Usage:
 
-    .venv/bin/python benchmarks/bench_puma.py [--config configs/puma/bench.yaml] [--eval-limit 60] [--runner-limit 30] [--no-runner]
+    .venv/bin/python benchmarks/bench_puma.py [--config configs/puma/paper.yaml] [--eval-limit 60] [--runner-limit 30] [--no-runner]
 """
 from __future__ import annotations
 import argparse, json, os, time
@@ -33,7 +34,7 @@ def main(argv=None) -> dict:
     from personalwab.puma_pipeline import load_config, run_stage, STAGES, benchmark, base_model_path, select_tasks
     from personalwab.puma_train import function_accuracy
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--config", default="configs/puma/bench.yaml")
+    ap.add_argument("--config", default="configs/puma/paper.yaml")
     ap.add_argument("--set", nargs="*", default=[], help="config overrides key.sub=value")
     ap.add_argument("--eval-limit", type=int, default=60, help="held-out test tasks for function accuracy")
     ap.add_argument("--no-runner", dest="runner", action="store_false", help="skip the evaluation through the runner")
