@@ -42,7 +42,7 @@ def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny |
 
 # %% ../nbs/90_cli.ipynb #3f2e2346
 def puma_stage_cli(stage: Annotated[str, typer.Argument(help="prepare | sft | candidates | dpo | merge | all")],
-                   config: Annotated[Optional[Path], _Opt(help="YAML config (default: configs/puma/default.yaml)")] = None,
+                   config: Annotated[Optional[Path], _Opt(help="YAML config, e.g. configs/puma/all.yaml (default: the built-in PumaConfig defaults)")] = None,
                    set: Annotated[Optional[list[str]], _Opt("--set", help="override key=value (dotted keys; repeatable)")] = None,
                    force: Annotated[bool, _Opt(help="re-run stages that are already finished")] = False) -> None:
     "Run one PUMA training stage, or the whole pipeline; finished stages are skipped."
