@@ -16,7 +16,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 export OMP_WAIT_POLICY := PASSIVE
 
-.PHONY: all install test reproduce smoke docs export clean-nbs check-sync hooks browser distclean
+.PHONY: all install test reproduce smoke docs export clean-nbs check-sync browser distclean
 
 all: test
 
@@ -58,6 +58,8 @@ reproduce: $(STAMP)
 smoke: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile smoke
 
+# The site in _docs/: nbdev_docs where `quarto` is on PATH, else nbdev's processing plus tools/build_docs.py's
+# own renderer. Never installs anything (nbdev_proc_nbs would try to install Quarto with sudo).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
 

@@ -18,9 +18,11 @@ __all__ = ['SINGLE_TURN_CALLS', 'REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RE
 # %% ../nbs/41_agents.ipynb #dfeed4fd
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE
 from .llm import LLM, Completion, get_llm
+from .llm_cache import encodable
+from .toolcalls import loads_bounded
 from .env import Action, Episode, WebEnv, StepResult
 from .functions import TERMINAL_FUNCTIONS
-from .memory import (Memory, get_memory, memory_length, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
+from .memory import (Memory, get_memory, memory_length, ORIGINAL_MEMORY_LENGTH, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
                                 interec_update_messages, parse_profile_update, PUMA_MEMORY_LENGTH, fit_prefix)
 
 # %% ../nbs/41_agents.ipynb #40cb3fbc
@@ -89,6 +91,7 @@ def tool_call_message(action: Action, i: int, text: str = "") -> dict:
             "function": {"name": action.name, "arguments": json.dumps(action.arguments, ensure_ascii=False)}}]}
 
 def tool_result_message(action: Action, i: int, observation: str) -> dict:
+    "The chat message that returns `observation` to the model as the result of its `i`-th tool call (`action`)."
     return {"role": "tool", "tool_call_id": f"call_{i}", "name": action.name, "content": observation}
 
 # %% ../nbs/41_agents.ipynb #c8aeeec8
@@ -212,8 +215,8 @@ Arguments:
 Tell searching, recommending and reviewing apart carefully: the wrong tool scores zero."""
 
 def parse_react(text: str) -> tuple[Action | None, str | None]:
-    "The action of a ReAct answer: `(action, None)` or `(None, error)`."
-    text = text or ""
+    "The action of a ReAct answer: `(action, None)` or `(None, error)`; never raises (bounded JSON, encodable text)."
+    text = encodable(text) if isinstance(text, str) else ""
     a, g = text.rfind("Action:"), text.rfind("Arguments:")
     if g >= 0:
         after = text[g + len("Arguments:"):].strip()
@@ -227,11 +230,7 @@ def parse_react(text: str) -> tuple[Action | None, str | None]:
         msg = args_line or (text.strip() if a < 0 else "")
         return Action.respond(msg), None
     if not args_line: return None, f"no Arguments for action {name!r}"
-    try: args = json.loads(args_line)
-    except json.JSONDecodeError:
-        import json_repair
-        try: args = json_repair.loads(args_line)
-        except Exception: args = None
+    args = loads_bounded(args_line)               # None when too long, too deep or unparseable
     if not isinstance(args, dict): return None, f"Arguments of {name!r} are not a JSON object: {args_line[:120]!r}"
     return Action(name, args), None
 
@@ -343,7 +342,7 @@ class PumaGPTAgent(FunctionCallingAgent):
         return super().params | {"functions": self.functions_src, "token_budget": self.token_budget,
                                  "function_llm": getattr(self.function_llm, "spec", None)}
 
-    def k(self, env): return self.memory_length or PUMA_MEMORY_LENGTH
+    def k(self, env): return self.memory_length or (ORIGINAL_MEMORY_LENGTH if self.original_memory_length else PUMA_MEMORY_LENGTH)
 
     def predict_function(self, ts: Turns) -> str | None:
         "The predicted function of the task (mapping first, else one function-identification call)."

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Protocol
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from .schema import (Behaviour, Benchmark, DataError, Product, Profile, Review, Target, Task, User,
                                 PROFILE_FIELDS, TASK_TYPES, check_benchmark, parse)
 from .generate import DIVERSITY, COMPLEXITY, PRICE_SENSITIVITY, RawData, Rng

@@ -51,8 +51,6 @@ def cached_default(progress: bool = True, rebuild: bool = False, **kw) -> Benchm
             _official().write_official(b, tmp, indent=None)
             (tmp/"build.json").write_text(json.dumps({"config": DEFAULT | kw, "key": cache_key(**kw), "build_s": round(time.perf_counter() - t0, 2)}, indent=1))
             os.replace(tmp, d)
-            for old in d.parent.glob("default-*"):   # caches of older code/configs
-                if old.is_dir() and old != d and not old.name.endswith(".tmp"): shutil.rmtree(old, ignore_errors=True)
             return b
     return _official().load_official(d, name="default", progress=progress)
 

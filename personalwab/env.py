@@ -14,6 +14,7 @@ from .schema import Benchmark, Task
 from .functions import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
                                    render_product, tool_schemas, check_arguments)
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
+from .llm_cache import encodable
 
 # %% auto #0
 __all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv',
@@ -73,6 +74,7 @@ class Action:
             name, args = x["name"], x.get("arguments", {})
         else: return None, f"an action must be an Action or a dict with 'name' and 'arguments', got {type(x).__name__}"
         if not isinstance(name, str) or not name: return None, f"the action name must be a non-empty string, got {name!r:.60}"
+        name, args = encodable(name), encodable(args)   # a model's lone surrogate must not reach a tokenizer, key or record
         if isinstance(args, (str, bytes)):
             try: args = json.loads(args) if args.strip() else {}
             except (ValueError, RecursionError) as e: return cls(name, {}), f"arguments of {name} are not valid JSON ({e})"
@@ -142,16 +144,24 @@ class WebEnv:
 def initial_observation(task: Task) -> str:
     "`USER {uid}: {instruction}` (+ the product block for review tasks)."
     obs = f"USER {task.user_id}: {task.task}"
-    if task.type == "review": obs += "\nHere is the product information:\n" + render_product(task.target.product_info)
+    if task.type == "review": obs += f"\nHere is the product information: \n{render_product(task.target.product_info)}\n"
     return obs
 
 def reset(self: WebEnv, task: Task | str | int | None = None) -> str:
-    "Start an episode on `task` (a Task, task id, index into the split, or None for a random one)."
+    "Start an episode on `task` (a Task, task id, index into the split, or None for a random one); a bad `task` is a clear error."
     if task is None: task = self.tasks[self.rng.randrange(len(self.tasks))]
-    elif isinstance(task, int):
+    elif isinstance(task, int) and not isinstance(task, bool):
         if not 0 <= task < len(self.tasks): raise IndexError(f"task index {task} out of range for the {self.split!r} split ({len(self.tasks)} tasks)")
         task = self.tasks[task]
-    elif isinstance(task, str): task = self.b.task(task)
+    elif isinstance(task, str):
+        try: found = self.b.task(task)
+        except Exception: found = None
+        if found is None:
+            raise KeyError(f"unknown task id {encodable(task)[:80]!r}: ids look like 'test-00042' "
+                           f"({len(self.b.split('test'))} test and {len(self.b.split('train'))} train tasks)")
+        task = found
+    if not isinstance(task, Task):
+        raise TypeError(f"reset takes a Task, a task id, an index into the split or None; got {type(task).__name__}")
     if task.user_id not in self.b.users: raise KeyError(f"task {task.id}: unknown user {task.user_id!r}")
     if self.track == "multi" and self.simulator is None: raise ValueError("the multi-turn track needs a user simulator (see make_env)")
     self.task, self.done, self.end, self._t0 = task, False, "", time.perf_counter()
@@ -205,9 +215,12 @@ def step(self: WebEnv, action: Any) -> StepResult:
     if act is None or act.name not in FUNCTION_NAMES:
         msg = err or f"unknown function {act.name!r}; available: {', '.join(FUNCTION_NAMES)}"
         return self._finish(f"Error: {msg}", (0, 0), False, ok=False, function=act.name if act else None)
-    res = FunctionResult(f"Error: {err}", ok=False) if err else self.functions.call(act.name, act.arguments)
+    try:
+        res = FunctionResult(f"Error: {err}", ok=False) if err else self.functions.call(act.name, act.arguments)
+        reward = self.score_call(act.name, res) if act.name in TERMINAL_FUNCTIONS else (0.0, 0.0)
+    except Exception as e:   # never raise on an action: whatever its arguments break becomes an error observation
+        res, reward = FunctionResult(f"Error: {act.name} failed on these arguments ({type(e).__name__}: {_short_repr(e, 200)})", ok=False), (0.0, 0.0)
     if act.name in TERMINAL_FUNCTIONS:
-        reward = self.score_call(act.name, res)
         self.rewards.append(reward)
         return self._finish(res.observation, reward, self.track == "single", "terminal", ok=res.ok, function=act.name, items=res.items)
     return self._finish(res.observation, (0, 0), act.name == "stop" and res.ok, "stop", ok=res.ok, function=act.name)
@@ -222,7 +235,10 @@ def _respond(self: WebEnv, act: Action, err: str | None) -> StepResult:
         return self._finish("Error: there is no user to answer in the single-turn track; the task ends unscored.",
                             (0, 0), True, "respond", ok=False, function="respond")
     n = len(self.simulator.usage)
-    reply = self.simulator.reply(content)
+    try: reply = self.simulator.reply(content)
+    except Exception as e:   # the simulator (its LLM call) failed on this message: the user does not answer
+        return self._finish(f"Error: the user could not answer ({type(e).__name__}: {_short_repr(e, 200)})", (0, 0), False,
+                            ok=False, function="respond")
     self.usage.extend(dict(u) | {"role": "user_simulator"} for u in self.simulator.usage[n:])
     stopped = bool(getattr(self.simulator, "stopped", False))
     return self._finish(reply, (0, 0), stopped, "user_stop", ok=True, function="respond", user_stopped=stopped)
@@ -266,14 +282,17 @@ class Lazy:
 
 # %% ../nbs/24_env.ipynb #e60d2496
 def default_searcher(b: Benchmark, engine: str = "pyserini"):
+    "The shared searcher over `b`'s catalog (`engine`: pyserini or bm25s), built when first used."
     from personalwab.search import get_searcher
     return Lazy(("searcher", id(b), engine), lambda: get_searcher(b, engine))
 
 def default_recommender(b: Benchmark):
+    "The shared SASRec recommender of `b`, trained (or read from the cache) when first used."
     from personalwab.sasrec import get_recommender
     return Lazy(("recommender", id(b)), lambda: get_recommender(b))
 
 def default_user_llm(spec: str = "smollm2"):
+    "The shared LLM of the user simulator (`spec` as for `get_llm`), loaded once."
     from personalwab.llm import get_llm
     return shared(("llm", spec), lambda: get_llm(spec))
 

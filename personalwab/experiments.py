@@ -11,10 +11,10 @@ import pandas as pd
 from .schema import TASK_TYPES
 
 # %% auto #0
-__all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'PUMA_SMOKE_CONFIG',
-           'PUMA_SMOKE_OVERRIDES', 'table_configs', 'table4_configs', 'puma_config', 'puma_config_for', 'puma_models',
-           'table3_configs', 'model_version_factory', 'puma_relevant_memory_factory', 'run_all', 'records',
-           'scores_long', 'task_counts', 'attempts']
+__all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
+           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'memory_params', 'memory_note', 'table_configs',
+           'table4_configs', 'puma_config', 'puma_config_for', 'puma_models', 'table3_configs', 'model_version_factory',
+           'puma_relevant_memory_factory', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
 
 # %% ../nbs/62_experiments.ipynb #2c944228
 SINGLE_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory", "react", "recmind", "puma_gpt", "puma"]
@@ -25,27 +25,44 @@ SMOKE_LLM = "tiny"         # smoke profile: the tiny in-process model in every L
 SMOKE_MAX_STEPS = 3
 
 # %% ../nbs/62_experiments.ipynb #88c14b59
+MEMORY_LENGTHS = ("original", "paper")
+
+def memory_params(memory_lengths: str) -> dict:
+    "Agent params for `memory_lengths`: 'original' (10 behaviours everywhere, as the published runs) or 'paper' (50/20/400)."
+    if memory_lengths not in MEMORY_LENGTHS: raise ValueError(f"memory_lengths must be one of {MEMORY_LENGTHS}, got {memory_lengths!r}")
+    return {"original_memory_length": True} if memory_lengths == "original" else {}
+
+def memory_note(memory_lengths: str) -> str:
+    "The note line saying which memory lengths a table's runs used."
+    memory_params(memory_lengths)
+    if memory_lengths == "original":
+        return ("- Memory length: 10 behaviours for every memory strategy, as in the code that produced the published numbers "
+                "(the paper states 50 single-turn / 20 multi-turn / 400 RecMind; `memory_lengths = \"paper\"` runs those).")
+    return ("- Memory length: the paper's stated values, 50 single-turn / 20 multi-turn / 400 RecMind (task-specific memory 100); "
+            "the published numbers were produced with 10 everywhere (`memory_lengths = \"original\"`).")
+
 def table_configs(methods, track: str, *, agent_llm: str = "smollm2", user_llm: str = "smollm2", limit=None,
                   seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
-                  puma: dict | None = None, agent_params: dict | None = None) -> dict:
+                  puma: dict | None = None, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
     """One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one.
-    `agent_params` (e.g. `{"constrained": True}`) go to every agent but PUMA's."""
+    `agent_params` (e.g. `{"constrained": True}`) and the `memory_lengths` setting go to every agent but PUMA's."""
     from personalwab.runner import RunConfig
+    mem = memory_params(memory_lengths)
     out = {}
     for m in methods:
         if m == "puma" and not puma: continue
         out[m] = RunConfig(method=m, track=track, agent_llm=puma["full"] if m == "puma" else agent_llm, user_llm=user_llm,
                            limit=limit, seed=seed, data=data, max_steps=max_steps, workers=workers,
-                           params={"_model": puma["version"]} if m == "puma" else dict(agent_params or {}))
+                           params={"_model": puma["version"]} if m == "puma" else dict(agent_params or {}) | mem)
     return out
 
 # %% ../nbs/62_experiments.ipynb #82a92da6
 def table4_configs(methods, *, agent_llm="smollm2", user_llm="smollm2", limit=None, max_steps=10, seed=2024, data="default",
-                   workers=1, smoke=False, agent_params=None) -> dict:
+                   workers=1, smoke=False, agent_params=None, memory_lengths="original") -> dict:
     "Table 4's runs (also Figures 7-9's multi-turn runs); `smoke` swaps in the tiny model, 3 tasks, 3 steps."
     if smoke: agent_llm, user_llm, limit, max_steps = SMOKE_LLM, SMOKE_LLM, SMOKE_LIMIT, SMOKE_MAX_STEPS
     return table_configs(methods, "multi", agent_llm=agent_llm, user_llm=user_llm, limit=limit, seed=seed, data=data,
-                         max_steps=max_steps, workers=workers, agent_params=agent_params)
+                         max_steps=max_steps, workers=workers, agent_params=agent_params, memory_lengths=memory_lengths)
 
 # %% ../nbs/62_experiments.ipynb #60cc9da2
 PUMA_SMOKE_CONFIG = "configs/puma/tiny.yaml"
@@ -75,15 +92,15 @@ def puma_models(cfg, log=print) -> dict:
         m = run_pipeline(cfg, log=log)
     models = {"base": cfg.base_model if cfg.base_model == "smollm2" else f"hf:{base_model_path(cfg)}",
               "sft": f"hf:{cfg.dir('sft')/'merged'}", "full": m["merge"]["model"], "version": stage_done(cfg, "merge")["hash"]}
-    log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: {cfg.root}")
+    log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: work folder {cfg.root.name}")
     return models
 
 def table3_configs(methods, *, agent_llm="smollm2", limit=None, seed=2024, data="default", workers=1,
-                   puma_config="configs/puma/paper.yaml", smoke=False, agent_params=None):
+                   puma_config="configs/puma/paper.yaml", smoke=False, agent_params=None, memory_lengths="original"):
     "Table 3's runs (also Figure 7's single-turn runs): (configs, PUMA models or None). Trains PUMA if 'puma' is a method."
     puma = puma_models(puma_config_for(puma_config, smoke, data)) if "puma" in methods else None
     return table_configs(methods, "single", agent_llm=SMOKE_LLM if smoke else agent_llm, limit=SMOKE_LIMIT if smoke else limit,
-                         seed=seed, data=data, workers=workers, puma=puma, agent_params=agent_params), puma
+                         seed=seed, data=data, workers=workers, puma=puma, agent_params=agent_params, memory_lengths=memory_lengths), puma
 
 # %% ../nbs/62_experiments.ipynb #416fb826
 def model_version_factory(cfg, b):

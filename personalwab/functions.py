@@ -10,32 +10,44 @@ from typing import Any, Protocol
 from .schema import Benchmark, Product
 
 # %% auto #0
-__all__ = ['TOOL_SCHEMAS', 'SCHEMA_BY_NAME', 'TERMINAL_FUNCTIONS', 'FUNCTION_NAMES', 'STOP_SIGNAL', 'render_product',
+__all__ = ['PRODUCT_FIELDS', 'DOCUMENT_FIELDS', 'TOOL_SCHEMAS', 'SCHEMA_BY_NAME', 'TERMINAL_FUNCTIONS', 'FUNCTION_NAMES',
+           'LENIENT_ARGUMENTS', 'STOP_SIGNAL', 'NO_REVIEW', 'render_product', 'product_document', 'search_result',
            'render_details', 'tool_schemas', 'check_arguments', 'SearcherLike', 'RecommenderLike', 'FunctionResult',
-           'error', 'WebFunctions', 'search_product_by_query', 'get_recommendations_by_history', 'add_product_review',
-           'get_product_details_by_asin', 'stop']
+           'error', 'WebFunctions', 'search_product_by_query', 'sequence_ids', 'get_recommendations_by_history',
+           'review_input', 'add_product_review', 'get_product_details_by_asin', 'stop']
 
 # %% ../nbs/22_functions.ipynb #40ad6783
-def _body(p: Product) -> str:
-    return "\n".join([
-        f"- Title: {p.title}",
-        f"- Parent Asin: {p.parent_asin}",
-        f"- Average Rating: {p.average_rating}",
-        f"- Rating Number: {p.rating_number}",
-        f"- Price: {p.price}",
-        f"- Store: {p.store}",
-        f"- Features: {'; '.join(map(str, p.features))}",
-        f"- Description: {' '.join(map(str, p.description))}",
-        f"- Details: {json.dumps(p.details, ensure_ascii=False)}",
-        f"- Category: {p.main_category}"])
+PRODUCT_FIELDS = ("Title", "Parent Asin", "Average Rating", "Rating Number", "Price", "Store",
+                  "Features", "Description", "Details", "Category")
+DOCUMENT_FIELDS = ("Title", "Parent Asin", "Main Category", "Average Rating", "Rating Number", "Price",
+                   "Store", "Details", "Description", "Features")
+
+def _values(p: Product) -> dict[str, str]:
+    "Each field as the original printed it: `str()`, and ASCII-escaped `json.dumps` for details."
+    return {"Title": p.title, "Parent Asin": p.parent_asin, "Main Category": str(p.main_category),
+            "Category": str(p.main_category), "Average Rating": str(p.average_rating),
+            "Rating Number": str(p.rating_number), "Price": str(p.price), "Store": str(p.store),
+            "Features": str(p.features), "Description": str(p.description), "Details": json.dumps(p.details)}
+
+def _lines(p: Product, fields: tuple[str, ...]) -> str:
+    v = _values(p)
+    return "\n".join(f"- {f}: {v[f]}" for f in fields)
 
 def render_product(p: Product, i: int | None = None) -> str:
-    "The product template; with `i`, headed `Product {i}:` as in search and recommendation results."
-    return _body(p) if i is None else f"Product {i}:\n{_body(p)}\n"
+    "The product template; with `i`, a recommendation result as the original listed it (`\\nProduct {i}:\\n...\\n`)."
+    return _lines(p, PRODUCT_FIELDS) if i is None else f"\nProduct {i}:\n{_lines(p, PRODUCT_FIELDS)}\n"
+
+def product_document(p: Product) -> str:
+    "The search index text of `p`: the product block of the original's memory prompt."
+    return "Product:\n" + _lines(p, DOCUMENT_FIELDS)
+
+def search_result(document: str, i: int) -> str:
+    "Search hit number `i` (from 0) as the original listed it: `Product {i}: \\n` + the indexed text + `\\n`."
+    return f"Product {i}: \n{document}\n"
 
 def render_details(p: Product) -> str:
     "The `Product Details:` block returned by `get_product_details_by_asin`."
-    return f"Product Details:\n{_body(p)}"
+    return f"Product Details:\n{_lines(p, PRODUCT_FIELDS)}"
 
 # %% ../nbs/22_functions.ipynb #369d6027
 def _tool(name: str, description: str, props: dict) -> dict:
@@ -69,6 +81,8 @@ def tool_schemas(include_details: bool = False) -> list[dict]:
 
 # %% ../nbs/22_functions.ipynb #0efd85f2
 _PY_TYPES = {"string": str, "array": list, "object": dict, "integer": int, "number": (int, float), "boolean": bool}
+LENIENT_ARGUMENTS: frozenset[tuple[str, str]] = frozenset({("get_recommendations_by_history", "product_sequence"),
+                                                          ("add_product_review", "review")})
 
 def _type_ok(value: Any, spec: dict) -> bool:
     t = spec.get("type")
@@ -78,7 +92,7 @@ def _type_ok(value: Any, spec: dict) -> bool:
     return True
 
 def check_arguments(name: str, arguments: Any) -> str | None:
-    "`None` if `arguments` fit the schema of function `name`, else the error message."
+    "`None` if `arguments` fit function `name` (names always; types except `LENIENT_ARGUMENTS`), else the error message."
     if name not in SCHEMA_BY_NAME: return f"unknown function {name!r}; available: {', '.join(FUNCTION_NAMES)}"
     if not isinstance(arguments, dict): return f"arguments of {name} must be a JSON object, got {type(arguments).__name__}"
     params = SCHEMA_BY_NAME[name]["parameters"]
@@ -86,16 +100,18 @@ def check_arguments(name: str, arguments: Any) -> str | None:
     if missing := [k for k in required if k not in arguments]: return f"{name} missing required argument(s): {', '.join(missing)}"
     if extra := [str(k) for k in arguments if k not in props]: return f"{name} got unexpected argument(s): {', '.join(extra)}"
     for k, v in arguments.items():
-        if not _type_ok(v, props[k]):
+        if (name, k) not in LENIENT_ARGUMENTS and not _type_ok(v, props[k]):
             want = props[k]["type"] + (f" of {props[k]['items']['type']}s" if "items" in props[k] else "")
             return f"{name} argument {k!r} must be {want}, got {type(v).__name__}"
     return None
 
 # %% ../nbs/22_functions.ipynb #0aca5d0c
 class SearcherLike(Protocol):
+    "What the web functions need from a search engine: `search(query, k)` returns parent ASINs, best first."
     def search(self, query: str, k: int = 10) -> list[str]: ...
 
 class RecommenderLike(Protocol):
+    "What the web functions need from a recommender: `recommend(asins, k)` returns parent ASINs, best first."
     def recommend(self, asins: list[str], k: int = 10) -> list[str]: ...
 
 @dataclass
@@ -118,15 +134,18 @@ class WebFunctions:
     "The web functions of one benchmark; `call(name, arguments)` never raises."
     def __init__(self, b: Benchmark, searcher: SearcherLike | None = None, recommender: RecommenderLike | None = None, k: int = 10):
         self.b, self.searcher, self.recommender, self.k = b, searcher, recommender, k
-        self._rendered: dict[str, str] = {}   # asin -> template body (rendered once per process)
+        self._text: dict[tuple[str, str], str] = {}   # (kind, asin) -> product text (rendered once per process)
 
-    def _products(self, asins: list[str]) -> FunctionResult:
+    def _products(self, asins: list[str], kind: str) -> FunctionResult:
+        "The result list of `asins`: search hits (`kind='search'`) or recommendations (`'recommend'`), as the original listed them."
         texts = []
         for i, a in enumerate(asins):
             if a not in self.b.products: return error(f"product {a!r} returned by the engine is not in the catalog")
-            if a not in self._rendered: self._rendered[a] = _body(self.b.products[a])
-            texts.append(f"Product {i}:\n{self._rendered[a]}\n")
-        return FunctionResult(observation="\n".join(texts), items=list(asins), texts=texts)
+            if (kind, a) not in self._text:
+                p = self.b.products[a]
+                self._text[kind, a] = product_document(p) if kind == "search" else render_product(p)
+            texts.append(search_result(self._text[kind, a], i) if kind == "search" else f"\nProduct {i}:\n{self._text[kind, a]}\n")
+        return FunctionResult(observation=str(texts), items=list(asins), texts=texts)
 
     def call(self, name: str, arguments: Any) -> FunctionResult:
         "Run function `name` with `arguments` (a dict); bad calls give an `Error:` result."
@@ -136,36 +155,53 @@ class WebFunctions:
 
 # %% ../nbs/22_functions.ipynb #3d9a01ad
 def search_product_by_query(self: WebFunctions, query: str) -> FunctionResult:
+    "Search the catalog with `query`: the top products rendered as the observation (terminal call of search tasks)."
     if self.searcher is None: return error("no searcher configured")
-    hits = list(self.searcher.search(query, k=self.k))
-    if not hits: return FunctionResult(observation=f"No products found for the query {query!r}.")
-    return self._products(hits)
+    return self._products(list(self.searcher.search(query, k=self.k)) if query.strip() else [], "search")
 WebFunctions.search_product_by_query = search_product_by_query
 
 # %% ../nbs/22_functions.ipynb #b4cdd644
-def get_recommendations_by_history(self: WebFunctions, product_sequence: list[str]) -> FunctionResult:
+def sequence_ids(product_sequence: Any) -> list[str]:
+    "The candidate ids the original read from `product_sequence` (strings only, in order); `TypeError` where it raised."
+    if product_sequence is None or isinstance(product_sequence, (bool, int, float)):
+        raise TypeError(f"argument 'product_sequence' must be array of strings, got {type(product_sequence).__name__}")
+    out = []
+    for a in product_sequence:
+        if isinstance(a, (list, dict)): raise TypeError(f"argument 'product_sequence' holds a {type(a).__name__}; ids must be strings")
+        if isinstance(a, str): out.append(a)
+    return out
+
+def get_recommendations_by_history(self: WebFunctions, product_sequence: Any) -> FunctionResult:
+    "Recommend products after the user's `product_sequence` (parent ASINs, oldest first); non-strings and unknown ids are dropped, as in the original."
     if self.recommender is None: return error("no recommender configured")
-    unknown = [a for a in product_sequence if a not in self.b.products]
-    note = f"Note: unknown product ids ignored: {', '.join(unknown)}\n" if unknown else ""
-    recs = list(self.recommender.recommend(list(product_sequence), k=self.k))
-    if not recs:
-        why = "the sequence is empty" if not product_sequence else "none of the given product ids is known to the recommender"
-        return FunctionResult(observation=f"{note}No recommendations: {why}.")
-    r = self._products(recs)
-    if r.ok and note: r.observation = note + r.observation
-    return r
+    try: seq = [a for a in sequence_ids(product_sequence) if a in self.b.products]   # the original's candidate map = the catalog
+    except TypeError as e: return error(f"get_recommendations_by_history {e}")
+    return self._products(list(self.recommender.recommend(seq, k=self.k)) if seq else [], "recommend")
 WebFunctions.get_recommendations_by_history = get_recommendations_by_history
 
 # %% ../nbs/22_functions.ipynb #6473f129
-def add_product_review(self: WebFunctions, review: str) -> FunctionResult:
-    review = review if review.strip() else "No review provided."
-    return FunctionResult(observation=json.dumps({"review": review}, ensure_ascii=False), review=review)
+NO_REVIEW = "No review provided."
+
+def review_input(review: Any) -> str | tuple[str, str] | None:
+    "What the original scored for a `review` argument: the text, a sentence pair, `NO_REVIEW`; `None` where it crashed."
+    if not review: return NO_REVIEW
+    if isinstance(review, str): return review
+    if isinstance(review, list) and len(review) == 2 and all(isinstance(x, str) for x in review): return (review[0], review[1])
+    return None
+
+def add_product_review(self: WebFunctions, review: Any) -> FunctionResult:
+    "Post `review` for the task's product (terminal call of review tasks); read and scored as the original did (`review_input`)."
+    r = review_input(review)
+    if r is None: return error(f"add_product_review argument 'review' must be a string, got {type(review).__name__}: {review!r:.80}")
+    return FunctionResult(observation=str({"review": r if isinstance(r, str) else list(r)}), review=r)
 
 def get_product_details_by_asin(self: WebFunctions, product_asin: str) -> FunctionResult:
+    "The full details of the product `product_asin` (not a terminal call)."
     p = self.b.products.get(product_asin.strip())
     return FunctionResult(observation=render_details(p) if p else "Product not found.")
 
 def stop(self: WebFunctions) -> FunctionResult:
+    "End the episode (the observation is the stop signal)."
     return FunctionResult(observation=STOP_SIGNAL)
 
 WebFunctions.add_product_review, WebFunctions.get_product_details_by_asin, WebFunctions.stop = add_product_review, get_product_details_by_asin, stop

@@ -22,17 +22,17 @@ __all__ = ['GENDER_AGE', 'OCCUPATION', 'PRICE_SENSITIVITY', 'DIVERSITY', 'COMPLE
 # %% ../nbs/03_generate.ipynb #191da56a
 GENDER_AGE = {("Female", "25-34"): 416, ("Female", "35-44"): 368, ("Male", "35-44"): 98, ("Male", "25-34"): 58,
               ("Female", "56+"): 32, ("Female", "45-49"): 13, ("Female", "18-24"): 5, ("Male", "56+"): 5,
-              ("Male", "45-49"): 3, ("Female", "50-55"): 2}   # spec §1.5, Gender x Age (n = 1,000)
+              ("Male", "45-49"): 3, ("Female", "50-55"): 2}   # release, Gender x Age (n = 1,000)
 OCCUPATION = {"Other": 556, "Homemaker": 196, "Writer": 120, "Self-employed": 30, "Retired": 27,
               "Customer service": 23, "College/grad student": 15, "Programmer": 12, "Artist": 4,
               "Doctor/health care": 4, "Technician/Engineer": 2, "Nurse": 2, "DJ/Producer": 1, "Baker": 1,
               "Pharmacist": 1, "Photographer": 1, "Chef": 1, "Driver": 1, "Veteran": 1, "Musician": 1,
-              "Social worker": 1}                                # spec §1.5, Occupation (21 values)
-PRICE_SENSITIVITY = {"Medium": 798, "Low": 158, "High": 44}     # spec §1.5
-DIVERSITY = {"Medium": 770, "High": 157, "Low": 73}             # spec §1.5
-COMPLEXITY = {"Medium": 839, "High": 85, "Low": 76}             # spec §1.5 (Interaction Complexity)
-BEHAVIOURS_PER_USER = 40.6                                      # spec §1.4: 40,648 interactions / 1,000 users
-RELEASE_SCALE = dict(n_users=1000, n_products=35_772)           # spec §1.4
+              "Social worker": 1}                                # release, Occupation (21 values)
+PRICE_SENSITIVITY = {"Medium": 798, "Low": 158, "High": 44}     # release
+DIVERSITY = {"Medium": 770, "High": 157, "Low": 73}             # release
+COMPLEXITY = {"Medium": 839, "High": 85, "Low": 76}             # release (Interaction Complexity)
+BEHAVIOURS_PER_USER = 40.6                                      # release: 40,648 interactions / 1,000 users
+RELEASE_SCALE = dict(n_users=1000, n_products=35_772)           # release
 
 # %% ../nbs/03_generate.ipynb #d0554846
 @dataclass
@@ -301,7 +301,7 @@ class GenConfig:
     seed: int = 2024
     n_users: int = 150
     n_products: int = 3000
-    mean_behaviours: float = BEHAVIOURS_PER_USER   # per user (spec §1.4)
+    mean_behaviours: float = BEHAVIOURS_PER_USER   # per user
     min_behaviours: int = 15
     max_behaviours: int = 150
     p_accessory: float = 0.3      # next purchase is an accessory of the previous item
@@ -311,7 +311,7 @@ class GenConfig:
 
     @classmethod
     def release(cls, **kw) -> "GenConfig":
-        "The official release's scale (spec §1.4)."
+        "The official release's scale."
         return cls(**(RELEASE_SCALE | kw))
 
 # %% ../nbs/03_generate.ipynb #14e444e1
@@ -598,7 +598,7 @@ def generate_raw(cfg: GenConfig | None = None, progress: bool = False, **kw) -> 
     users = [make_user(rng, cfg, seen) for _ in range(cfg.n_users)]
     it = users
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
         it = tqdm(users, desc="generating users", leave=False)
     for u in it:
         reviews += simulate_user(rng, cfg, u, idx)

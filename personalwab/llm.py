@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy, importlib, json, os, threading, time
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable, Iterable
-from .llm_cache import ResponseCache, cache_key, default_cache
+from .llm_cache import ResponseCache, cache_key, default_cache, encodable
 
 # %% auto #0
 __all__ = ['ROLES', 'PRICES', 'USAGE_LOG', 'GEN_PARAMS', 'BACKENDS', 'ToolCall', 'Usage', 'Completion', 'price_table',
@@ -34,6 +34,7 @@ class Usage:
     role: str = "agent"
     model: str = ""
     index: int = 0  # position of this completion in its call (0 carries the prompt)
+    reused_tokens: int = 0  # of prompt_tokens, those read from the backend's prefix cache instead of computed
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -175,6 +176,7 @@ class LLM:
         params = dict(n=int(n), temperature=float(temperature), max_tokens=int(max_tokens), seed=int(seed),
                       num_beams=int(num_beams), constrained=bool(constrained))
         _check_params(conversations, tools, params)
+        conversations = encodable(conversations)  # text from anywhere (a user, a tool) reaches the tokenizer and the key encodable
         keys = [cache_key(self.backend, self.cache_id, m, tools, params) for m in conversations]
         results: list[list[Completion] | None] = [None] * len(conversations)
         if self.cache is not None:
@@ -186,6 +188,7 @@ class LLM:
             fresh, crashed = self._safe_generate([conversations[i] for i in todo], tools, params)
             with self._lock: self.model_calls += len(todo)
             for i, comps in zip(todo, fresh):
+                for c in comps: _make_encodable(c)  # a lone surrogate in a model's text must not break a record, key or cache row
                 results[i] = comps
                 failed = crashed or any(getattr(c, "failed", False) for c in comps)
                 if self.cache is not None and not failed:  # model answers (even unparseable ones) are cached, failures are not
@@ -226,6 +229,12 @@ def _check_params(conversations, tools, p) -> None:
     for t in tools or []:
         if not (isinstance(t, dict) and "name" in t.get("function", {})):
             raise ValueError(f"tools must be OpenAI tool dicts {{'type':'function','function':{{'name':...}}}}, got {t!r:.80}")
+
+def _make_encodable(c: Completion) -> None:
+    "Make a fresh completion's text, tool call and error UTF-8 encodable, in place (see `llm_cache.encodable`)."
+    c.text, c.error = encodable(c.text), encodable(c.error)
+    if c.tool_call is not None:
+        c.tool_call.name, c.tool_call.arguments, c.tool_call.raw = map(encodable, (c.tool_call.name, c.tool_call.arguments, c.tool_call.raw))
 
 def _from_cache(d: dict) -> Completion:
     c = Completion.from_dict(d)

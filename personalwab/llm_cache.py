@@ -11,7 +11,26 @@ from filelock import FileLock
 from .config import cache_dir
 
 # %% auto #0
-__all__ = ['canonical_json', 'cache_key', 'ResponseCache', 'cache_enabled', 'default_cache', 'build_once']
+__all__ = ['encodable', 'canonical_json', 'cache_key', 'ResponseCache', 'cache_enabled', 'default_cache', 'build_once']
+
+# %% ../nbs/11_llm_cache.ipynb #00aa9836
+_MAX_INT_BITS = 14_000   # ~4,200 decimal digits: below Python's int -> str limit
+
+def _text(s: str) -> str:
+    try: s.encode("utf-8"); return s
+    except UnicodeEncodeError: return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+def encodable(x: Any, _depth: int = 0) -> Any:
+    "`x` with every string made UTF-8 encodable (lone surrogates -> U+FFFD) and huge integers described, recursively."
+    if isinstance(x, str): return _text(x)
+    if isinstance(x, bool) or x is None or isinstance(x, float): return x
+    if isinstance(x, int): return x if x.bit_length() <= _MAX_INT_BITS else f"<integer of {x.bit_length()} bits>"
+    if _depth > 200: return "<value nested too deeply>"
+    if isinstance(x, dict):
+        return {encodable(k, _depth + 1) if isinstance(k, (str, int)) else k: encodable(v, _depth + 1) for k, v in x.items()}
+    if isinstance(x, list): return [encodable(v, _depth + 1) for v in x]
+    if isinstance(x, tuple): return tuple(encodable(v, _depth + 1) for v in x)
+    return x
 
 # %% ../nbs/11_llm_cache.ipynb #1404ab30
 def canonical_json(x: Any) -> str:
@@ -19,9 +38,9 @@ def canonical_json(x: Any) -> str:
     return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 def cache_key(backend: str, model: str, messages: list[dict], tools: list[dict] | None, params: dict) -> str:
-    "SHA-256 of everything that determines a model's answer."
+    "SHA-256 of everything that determines a model's answer (made `encodable` first, so any text has a key)."
     payload = {"v": 1, "backend": backend, "model": model, "messages": messages, "tools": tools or None, "params": params}
-    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(encodable(payload)).encode()).hexdigest()
 
 # %% ../nbs/11_llm_cache.ipynb #a17c71b7
 class ResponseCache:
@@ -55,9 +74,9 @@ class ResponseCache:
         return json.loads(row[0])
 
     def put(self, key: str, value: Any) -> None:
-        "Store `value` (JSON-serialisable) under `key`, replacing an older one."
+        "Store `value` (JSON-serialisable; made `encodable`) under `key`, replacing an older one."
         self._conn().execute("INSERT OR REPLACE INTO responses (key, value, created) VALUES (?,?,?)",
-                             (key, json.dumps(value, ensure_ascii=False), time.time()))
+                             (key, json.dumps(encodable(value), ensure_ascii=False), time.time()))
 
     def __len__(self) -> int: return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     def __contains__(self, key: str) -> bool:

@@ -10,11 +10,11 @@ from typing import Any
 from .config import cache_dir, offline
 from .llm import LLM, Completion, ToolCall, Usage
 from .llm_cache import build_once
-from .toolcalls import with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint, call_text
+from .toolcalls import with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint, CallComplete, call_text
 
 # %% auto #0
 __all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'smollm2_gguf', 'smollm2_path', 'tiny_model_path', 'load_model',
-           'context_window_of', 'HFLLM', 'smollm2', 'tiny']
+           'PrefixCache', 'context_window_of', 'HFLLM', 'smollm2', 'tiny']
 
 # %% ../nbs/13_llm_hf.ipynb #9fccfa68
 offline()
@@ -24,7 +24,8 @@ offline()
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch
 import transformers
-from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList
+transformers.utils.logging.disable_progress_bar()   # no "Loading weights" bars in logs and executed notebooks
+from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, StoppingCriteriaList
 transformers.logging.set_verbosity_error()
 
 # %% ../nbs/13_llm_hf.ipynb #e63ad48f
@@ -121,6 +122,88 @@ def load_model(path: str | os.PathLike, dtype: str = "float32", device: str = "c
             _LOADED[key] = (model, tok, threading.Lock())
         return _LOADED[key]
 
+# %% ../nbs/13_llm_hf.ipynb #023001e8
+from collections import OrderedDict
+from dataclasses import dataclass as _dataclass
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
+
+@_dataclass
+class _Prefix:
+    ids: torch.Tensor          # 1-D token ids whose keys/values are held
+    prompt_len: int            # how many of them were the prompt (the rest: tokens the model generated)
+    layers: list[tuple[torch.Tensor, torch.Tensor]]  # per layer (keys, values), [1, heads, len(ids), dim]
+
+def _common_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
+    "Length of the longest common prefix of two 1-D tensors."
+    m = min(len(a), len(b))
+    if m == 0: return 0
+    diff = (a[:m] != b[:m]).nonzero()
+    return int(diff[0]) if len(diff) else m
+
+class PrefixCache:
+    "Key/value caches of token sequences already processed, reused for any prompt that starts the same way; an LRU bounded in tokens, thread-safe."
+    def __init__(self, max_tokens: int = 16384, max_entries: int = 64, min_reuse: int = 16):
+        self.max_tokens, self.max_entries, self.min_reuse = int(max_tokens), int(max_entries), int(min_reuse)
+        self._entries: OrderedDict[int, _Prefix] = OrderedDict()
+        self._next = 0
+        self._lock = threading.Lock()
+        self.lookups = self.hits = self.reused_tokens = self.computed_tokens = 0
+
+    @property
+    def tokens(self) -> int:
+        "Tokens held now (the memory bound is on this number)."
+        with self._lock: return sum(len(e.ids) for e in self._entries.values())
+
+    def __len__(self): return len(self._entries)
+
+    def lookup(self, ids: torch.Tensor, config) -> tuple[int, DynamicCache | None]:
+        "(n, cache): a fresh `DynamicCache` holding the first `n` tokens of `ids` (never all of them), or (0, None)."
+        with self._lock:
+            self.lookups += 1
+            best, n = None, 0
+            for k, e in self._entries.items():
+                m = _common_prefix(e.ids, ids)
+                if m > n: best, n = k, m
+            n = min(n, len(ids) - 1)  # the last prompt token must be run to get the next token's logits
+            if best is None or n < self.min_reuse:
+                self.computed_tokens += len(ids); return 0, None
+            self._entries.move_to_end(best)
+            layers = self._entries[best].layers
+            self.hits += 1; self.reused_tokens += n; self.computed_tokens += len(ids) - n
+        cache = DynamicCache(config=config)
+        for i, (k, v) in enumerate(layers):  # `update` concatenates into new tensors: the stored ones are never written
+            cache.update(k[:, :, :n], v[:, :, :n], i)
+        return n, cache
+
+    def store(self, ids: torch.Tensor, prompt_len: int, cache) -> bool:
+        "Keep the keys/values of `cache` for `ids` (its first `cache.get_seq_length()` tokens); False if the cache type cannot be reused."
+        layers = getattr(cache, "layers", None)
+        if not layers or not all(type(l) is DynamicLayer and l.is_initialized for l in layers): return False  # sliding windows, quantised caches...
+        n = cache.get_seq_length()
+        if n < self.min_reuse or n > self.max_tokens: return False
+        e = _Prefix(ids[:n].clone(), min(prompt_len, n), [(l.keys[:, :, :n], l.values[:, :, :n]) for l in layers])
+        with self._lock:
+            # an entry whose whole prompt the new one repeats is only worth its generated tail: drop it
+            for k in [k for k, old in self._entries.items() if _common_prefix(old.ids, e.ids) >= old.prompt_len]:
+                del self._entries[k]
+            self._entries[self._next] = e; self._next += 1
+            total = sum(len(x.ids) for x in self._entries.values())
+            while total > self.max_tokens or len(self._entries) > self.max_entries:
+                _, old = self._entries.popitem(last=False); total -= len(old.ids)
+        return True
+
+    def clear(self) -> None:
+        with self._lock: self._entries.clear()
+
+    def stats(self) -> dict:
+        "Lookups, hits, prompt tokens reused and computed since creation, tokens and entries held now."
+        with self._lock:
+            return dict(lookups=self.lookups, hits=self.hits, reused_tokens=self.reused_tokens,
+                        computed_tokens=self.computed_tokens, entries=len(self._entries),
+                        tokens=sum(len(x.ids) for x in self._entries.values()))
+
+
 # %% ../nbs/13_llm_hf.ipynb #0439c990
 def _fingerprint(path: Path) -> str:
     "Changes when the checkpoint's files change (so a retrained model does not hit old cache entries)."
@@ -142,12 +225,17 @@ class HFLLM(LLM):
 
     def __init__(self, path: str | os.PathLike, *, dtype: str = "float32", device: str = "cpu", name: str | None = None,
                  adapter: str | None = None, batch_size: int = 8, top_k: int = 50, top_p: float = 1.0,
-                 native_tools: bool = False, cache=None):
+                 native_tools: bool = False, cache=None, prefix_cache: bool = True, prefix_cache_tokens: int = 16384,
+                 stop_at_call: bool = True, max_time_s: float | None = 120.0):
         self.path, self.dtype, self.device, self.adapter = Path(path), dtype, device, adapter
         self.batch_size, self.top_k, self.top_p, self.native_tools = batch_size, top_k, top_p, native_tools
+        self.max_time_s = max_time_s   # wall-clock bound of one generate call (None: only max_tokens bounds it)
         super().__init__(name or self.path.name, cache=cache, spec=f"hf:{path}")
         # the cache key must change with the weights, dtype and adapter, not only with the display name
         self.cache_id = f"{self.model}#{_fingerprint(self.path)}:{dtype}" + (f"+{_fingerprint(Path(adapter))}" if adapter else "")
+        # keys/values of prompts already read, reused by later prompts that start the same way (see above)
+        self.prefix_cache = PrefixCache(prefix_cache_tokens) if prefix_cache else None
+        self.stop_at_call = stop_at_call  # end a reply once it holds a complete call (see tool calls)
 
     def load(self): return load_model(self.path, self.dtype, self.device, self.adapter)
 
@@ -170,10 +258,57 @@ class HFLLM(LLM):
         return with_tools(messages, tools) if tools else flatten_tool_messages(messages)
 
     def _generate(self, convs, tools, params):
+        if self.prefix_cache is not None and len(convs) == 1 and params["n"] == 1 and params["num_beams"] == 1:
+            return [self._generate_one(convs[0], tools, params)]  # the agents' and the simulator's calls
         out = []
         for i in range(0, len(convs), self.batch_size):
             out += self._generate_batch(convs[i:i + self.batch_size], tools, params)
         return out
+
+    def _generation_kwargs(self, tok, p: dict, prompt_len: int, limit: int | None, tools) -> dict:
+        "`generate` arguments for parameters `p` (greedy, sampling or beams; the tool-call constraint)."
+        if limit and prompt_len + p["max_tokens"] > limit:
+            raise ValueError(f"prompt of {prompt_len} tokens + max_tokens {p['max_tokens']} exceeds the model's context of {limit} tokens")
+        kw: dict[str, Any] = dict(max_new_tokens=p["max_tokens"], pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+        if self.max_time_s: kw["max_time"] = float(self.max_time_s)   # every local model call is bounded in time too
+        beams, n, T = p["num_beams"], p["n"], p["temperature"]
+        if beams > 1: kw.update(do_sample=False, num_beams=beams, num_return_sequences=n, early_stopping=True)
+        elif T > 0: kw.update(do_sample=True, temperature=T, top_k=self.top_k, top_p=self.top_p, num_return_sequences=n)
+        else: kw.update(do_sample=False, num_beams=1)
+        if p["constrained"] and tools: kw["logits_processor"] = LogitsProcessorList([ToolCallConstraint(tok, tools, prompt_len)])
+        if self.stop_at_call and tools and beams == 1: kw["stopping_criteria"] = StoppingCriteriaList([CallComplete(tok, tools, prompt_len)])
+        return kw
+
+    def _completion(self, tok, ids: list[int], tools, usage: Usage, dt: float = 0.0) -> Completion:
+        "The answer in generated token ids `ids`: text up to the first EOS, the parsed tool call, usage; cut by `max_time_s`: a failure."
+        k = ids.index(tok.eos_token_id) + 1 if tok.eos_token_id in ids else len(ids)
+        text = tok.decode(ids[:k], skip_special_tokens=True).strip()
+        tc, err = parse_tool_call(text, tools) if tools else (None, None)
+        usage.completion_tokens = k
+        timed_out = bool(self.max_time_s) and dt >= self.max_time_s
+        if timed_out: err = f"TimeoutError: generation stopped after {dt:.1f} s (max_time_s={self.max_time_s})"
+        c = Completion(text, tc, usage, error=err)
+        if timed_out: c.failed = True   # not an answer: never cached, so a rerun tries again
+        return c
+
+    def _generate_one(self, conv, tools, p) -> list[Completion]:
+        "One conversation, one answer, reusing the longest cached prefix of its prompt."
+        model, tok, lock = self.load()
+        text = tok.apply_chat_template(self._prepare(conv, tools), add_generation_prompt=True, tokenize=False)
+        ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
+        L = ids.shape[1]
+        kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
+        with lock:
+            torch.manual_seed(p["seed"])
+            t0 = time.perf_counter()
+            reused, past = self.prefix_cache.lookup(ids[0], model.config)
+            with torch.inference_mode():
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
+                                     return_dict_in_generate=True, **kw)
+            dt = time.perf_counter() - t0
+            self.prefix_cache.store(out.sequences[0], L, out.past_key_values)
+        return [self._completion(tok, out.sequences[0, L:].tolist(), tools,
+                                 Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt)]
 
     def _generate_batch(self, convs, tools, p):
         model, tok, lock = self.load()
@@ -181,14 +316,7 @@ class HFLLM(LLM):
         texts = [tok.apply_chat_template(self._prepare(m, tools), add_generation_prompt=True, tokenize=False) for m in convs]
         enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         L = enc["input_ids"].shape[1]
-        limit = context_window_of(model.config, tok)
-        if limit and L + p["max_tokens"] > limit:
-            raise ValueError(f"prompt of {L} tokens + max_tokens {p['max_tokens']} exceeds the model's context of {limit} tokens")
-        kw: dict[str, Any] = dict(max_new_tokens=p["max_tokens"], pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
-        if beams > 1: kw.update(do_sample=False, num_beams=beams, num_return_sequences=n, early_stopping=True)
-        elif T > 0: kw.update(do_sample=True, temperature=T, top_k=self.top_k, top_p=self.top_p, num_return_sequences=n)
-        else: kw.update(do_sample=False, num_beams=1)
-        if p["constrained"] and tools: kw["logits_processor"] = LogitsProcessorList([ToolCallConstraint(tok, tools, L)])
+        kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
         per = n if (beams > 1 or T > 0) else 1  # rows per conversation in the output
         with lock:
             torch.manual_seed(p["seed"])
@@ -197,20 +325,11 @@ class HFLLM(LLM):
             dt = time.perf_counter() - t0
         new = seqs[:, L:]
         prompt_lens = enc["attention_mask"].sum(1).tolist()
-        results = []
-        for c in range(len(convs)):
-            comps = []
-            for j in range(n):
-                row = new[c * per + (j if per > 1 else 0)]
-                ids = row.tolist()
-                k = ids.index(tok.eos_token_id) + 1 if tok.eos_token_id in ids else len(ids)
-                text = tok.decode(ids[:k], skip_special_tokens=True).strip()
-                tc, err = parse_tool_call(text, tools) if tools else (None, None)
-                u = Usage(prompt_tokens=int(prompt_lens[c]) if j == 0 else 0, completion_tokens=k,
-                          latency_s=dt / len(convs) if j == 0 else 0.0)
-                comps.append(Completion(text, tc, u, error=err))
-            results.append(comps)
-        return results
+        return [[self._completion(tok, new[c * per + (j if per > 1 else 0)].tolist(), tools,
+                                  Usage(prompt_tokens=int(prompt_lens[c]) if j == 0 else 0,
+                                        latency_s=dt / len(convs) if j == 0 else 0.0), dt)
+                 for j in range(n)] for c in range(len(convs))]
+
 
 # %% ../nbs/13_llm_hf.ipynb #98fad963
 def smollm2(**kw) -> HFLLM:

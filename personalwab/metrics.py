@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Sequence
 import numpy as np
 import pandas as pd
+from .config import offline
 from .schema import FUNCTION_FOR_TYPE, TASK_TYPES
 
 # %% auto #0
@@ -43,27 +44,30 @@ def minilm_path():
 class MiniLM:
     "all-MiniLM-L6-v2 sentence embeddings: mean pooling, L2 norm, truncation at 512 (the original recipe)."
     def __init__(self, path=None, device: str = "cpu", batch_size: int = 64, max_length: int = 512):
+        offline()   # a local model; and Hugging Face's progress bars stay off if transformers is first imported here
         import torch
         from transformers import AutoModel, AutoTokenizer
         self.torch, self.device, self.batch_size, self.max_length = torch, device, batch_size, max_length
         from transformers.utils import logging as hf_logging
         path = str(path or minilm_path())
+        bars = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()          # no "Loading weights" bar for a 90 MB model
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path)
             self.model = AutoModel.from_pretrained(path).to(device).eval()
-        finally: hf_logging.enable_progress_bar()
+        finally:                                   # the caller's setting back (re-enabling would undo llm_hf's switch)
+            if bars: hf_logging.enable_progress_bar()
         self._lock = threading.Lock()
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        "Unit-norm embeddings, shape `(len(texts), 384)`, float32."
-        texts = [str(t) for t in texts]
+    def encode(self, texts: Sequence[str | tuple[str, str]]) -> np.ndarray:
+        "Unit-norm embeddings, shape `(len(texts), 384)`, float32; a `(text, text)` item is encoded as a sentence pair."
+        texts = [t if isinstance(t, tuple) else str(t) for t in texts]
         out = np.zeros((len(texts), self.model.config.hidden_size), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]) if isinstance(texts[i], str) else sum(map(len, texts[i])))
         with self._lock, self.torch.inference_mode():
             for s in range(0, len(order), self.batch_size):
                 idx = order[s:s + self.batch_size]
-                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length, return_tensors="pt").to(self.device)
+                enc = self.tokenizer([list(texts[i]) if isinstance(texts[i], tuple) else texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length, return_tensors="pt").to(self.device)
                 h = self.model(**enc).last_hidden_state
                 m = enc["attention_mask"].unsqueeze(-1).to(h.dtype)
                 e = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
@@ -75,12 +79,12 @@ class ReviewScorer:
     "Cosine similarity of MiniLM embeddings between predicted and reference reviews, batched and cached."
     def __init__(self, model: MiniLM | None = None, cache_size: int = 20_000):
         self.model = model or MiniLM()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[str | tuple[str, str], np.ndarray] = OrderedDict()
         self.cache_size, self._lock = cache_size, threading.Lock()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        "Unit-norm embeddings of `texts`; each distinct text is embedded once (LRU cache)."
-        texts = [str(t) for t in texts]
+    def embed(self, texts: Sequence[str | tuple[str, str]]) -> np.ndarray:
+        "Unit-norm embeddings of `texts` (texts or sentence pairs); each distinct one is embedded once (LRU cache)."
+        texts = [t if isinstance(t, tuple) else str(t) for t in texts]
         with self._lock: new = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if new:
             embs = self.model.encode(new)
@@ -91,14 +95,14 @@ class ReviewScorer:
             for t in texts: self._cache.move_to_end(t)
             return np.stack([self._cache[t] for t in texts])
 
-    def similarity(self, preds: Sequence[str], refs: Sequence[str]) -> list[float]:
-        "Cosine similarity of each (prediction, reference) pair."
+    def similarity(self, preds: Sequence[str | tuple[str, str]], refs: Sequence[str]) -> list[float]:
+        "Cosine similarity of each (prediction, reference) pair; a prediction may be a sentence pair (see `review_input`)."
         if len(preds) != len(refs): raise ValueError(f"{len(preds)} predictions but {len(refs)} references")
         if not len(preds): return []
         e = self.embed([*preds, *refs])
         return [float(x) for x in np.clip((e[:len(preds)] * e[len(preds):]).sum(1), -1.0, 1.0)]
 
-    def score(self, pred: str, ref: str) -> float: return self.similarity([pred], [ref])[0]
+    def score(self, pred: str | tuple[str, str], ref: str) -> float: return self.similarity([pred], [ref])[0]
 
 _SCORER, _SCORER_LOCK = None, threading.Lock()
 def get_review_scorer() -> ReviewScorer:

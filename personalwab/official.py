@@ -4,17 +4,17 @@
 
 # %% ../nbs/02_official.ipynb #e4df4981
 from __future__ import annotations
-import json, os, re, tempfile
+import errno, json, os, re, tempfile, warnings
 from pathlib import Path
 from typing import Any
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from .config import repo_root
 from .schema import (Behaviour, Benchmark, DataError, Profile, Task, User, Product,
                                 check_benchmark, parse)
 
 # %% auto #0
-__all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'official_dir', 'find_files', 'read_json',
-           'load_profiles', 'real_profiles_path', 'load_official', 'write_json', 'write_official']
+__all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'official_dir', 'require_file', 'find_files',
+           'read_json', 'load_profiles', 'real_profiles_path', 'load_official', 'write_json', 'write_official']
 
 # %% ../nbs/02_official.ipynb #df9ed8e7
 PROFILES, INSTRUCTIONS = "user_profiles.json", "user_instructions.json"
@@ -30,31 +30,52 @@ def official_dir(directory: str | Path | None = None) -> Path:
 # %% ../nbs/02_official.ipynb #e30a1cc1
 def _part_no(p: Path) -> int: return int(re.search(r"_part_(\d+)\.json$", p.name).group(1))
 
+def require_file(path: str | Path) -> Path:
+    "`path` if it is a readable regular file, else `DataError` saying what it is instead."
+    p = Path(path)
+    try: p.stat()
+    except OSError as e:
+        if e.errno == errno.ELOOP: raise DataError("symlink loop (the link leads back to itself)", p, "-") from None
+        if p.is_symlink(): raise DataError(f"broken symlink (to {os.readlink(p)}, which does not exist)", p, "-") from None
+        if e.errno == errno.ENOENT: raise DataError("file not found; see data/README.md for the download", p, "-") from None
+        raise DataError(f"cannot read: {e.strerror}", p, "-") from None
+    if p.is_dir(): raise DataError("is a directory, not a JSON file", p, "-")
+    if not p.is_file(): raise DataError("not a regular file", p, "-")
+    return p
+
 def find_files(directory: str | Path, merged: str) -> list[Path]:
-    "The files of one kind in `directory`: `[merged]` or its `_part_N` files in order; `DataError` if none or both."
+    "The files of one kind in `directory`: `[merged]` or its `_part_N` files (1..N, no gaps) in order; `DataError` if none or both."
     d, stem = Path(directory), merged.removesuffix(".json")
     parts = sorted((p for p in d.glob(f"{stem}_part_*.json") if re.fullmatch(rf"{stem}_part_\d+\.json", p.name)), key=_part_no)
     whole = d/merged
-    if whole.exists() and parts:
+    if os.path.lexists(whole) and parts:
         raise DataError(f"both {merged} and {len(parts)} {stem}_part_*.json files exist; keep one layout", whole, "-")
-    if whole.exists(): return [whole]
-    if parts: return parts
-    raise DataError(f"file not found (expected {merged} or {stem}_part_*.json); see data/README.md for the download", whole, "-")
+    if os.path.lexists(whole): return [require_file(whole)]
+    if not parts: raise DataError(f"file not found (expected {merged} or {stem}_part_*.json); see data/README.md for the download", whole, "-")
+    nos = [_part_no(p) for p in parts]
+    for a, b in zip(parts, parts[1:]):
+        if _part_no(a) == _part_no(b): raise DataError(f"two files for part {_part_no(a)}: {a.name} and {b.name}", b, "-")
+    if nos[0] < 1: raise DataError("part numbers start at 1", parts[0], "-")
+    if gap := next((n for n in range(1, nos[-1] + 1) if n not in nos), None):
+        raise DataError(f"missing part {gap} of {nos[-1]} (found parts {', '.join(map(str, nos))}); the parts must run 1..N without a gap", d/f"{stem}_part_{gap}.json", "-")
+    return [require_file(p) for p in parts]
 
 # %% ../nbs/02_official.ipynb #34e20aed
 def read_json(path: str | Path, id_field: str = "key") -> Any:
-    "Load a JSON file; `DataError` on a missing file, a syntax error (with line/column) or a duplicate key."
+    "Load a JSON file; `DataError` on an unreadable file, a syntax error (with line/column), absurd input or a duplicate key."
     path, dupes = Path(path), []
     def pairs(kv):
         d = dict(kv)
         if len(d) != len(kv): dupes.append((d, [k for k, _ in kv]))
         return d
     try:
-        with open(path, encoding="utf-8") as f: obj = json.load(f, object_pairs_hook=pairs)
-    except FileNotFoundError: raise DataError("file not found; see data/README.md for the download", path, "-") from None
+        with open(require_file(path), encoding="utf-8") as f: obj = json.load(f, object_pairs_hook=pairs)
     except json.JSONDecodeError as e:
         raise DataError(f"malformed JSON: {e.msg}", path, f"at line {e.lineno} column {e.colno}", "(syntax)") from None
     except UnicodeDecodeError as e: raise DataError(f"not UTF-8 text: {e.reason}", path, f"at byte {e.start}") from None
+    except RecursionError: raise DataError("JSON nested too deeply to read", path, "-", "(syntax)") from None
+    except ValueError as e: raise DataError(f"unreadable JSON value: {str(e).split(';')[0]}", path, "-", "(syntax)") from None
+    except OSError as e: raise DataError(f"cannot read: {e.strerror or e}", path, "-") from None
     for d, keys in dupes:
         k = next(k for i, k in enumerate(keys) if k in keys[:i])
         top = d is obj
@@ -133,7 +154,8 @@ def _load_tasks(path: Path, bar) -> dict[str, list[Task]]:
         for i, r in enumerate(recs):
             if not isinstance(r, dict): raise DataError(f"expected an object, got {type(r).__name__}", path, f"{split}[{i}]", "(record)")
             tasks[split].append(parse(Task, {**r, "id": f"{split}-{i:05d}"}, path, f"{split}[{i}]")); bar.update()
-    for s in ("train", "test"): tasks.setdefault(s, [])
+    if not tasks.get("test"): raise DataError("no test split" if "test" not in tasks else "the test split is empty", path, "test", "(split)")
+    tasks.setdefault("train", [])
     return tasks
 
 # %% ../nbs/02_official.ipynb #f6605624
@@ -141,9 +163,7 @@ def load_official(directory: str | Path | None = None, name: str | None = None, 
     "Load and validate an official-format folder (see `official_dir`) into a `Benchmark`."
     d = official_dir(directory)
     if not d.is_dir(): raise DataError("directory not found; see data/README.md for the download", d, "-")
-    files = [d/PROFILES, *find_files(d, PRODUCTS), *find_files(d, HISTORY), d/INSTRUCTIONS]
-    for f in files:
-        if not f.exists(): raise DataError("file not found; see data/README.md for the download", f, "-")
+    files = [require_file(d/PROFILES), *find_files(d, PRODUCTS), *find_files(d, HISTORY), require_file(d/INSTRUCTIONS)]
     if progress is None: progress = sum(f.stat().st_size for f in files) > 50_000_000
     with tqdm(desc=f"loading {d.name}", unit=" records", disable=not progress) as bar:
         profiles = load_profiles(d/PROFILES)

@@ -13,7 +13,7 @@ __all__ = ['PARTS', 'PAPER_TEST_TYPES', 'METHOD_LABELS', 'PAPER_TABLE3', 'PAPER_
 
 # %% ../nbs/60_paper.ipynb #70822736
 PARTS = (*TASK_TYPES, "overall")
-PAPER_TEST_TYPES = {"search": 694, "recommend": 757, "review": 723}   # test instructions per type in the release (spec §1.4)
+PAPER_TEST_TYPES = {"search": 694, "recommend": 757, "review": 723}   # test instructions per type in the release
 
 METHOD_LABELS = {"no_memory": "No Memory", "random_memory": "Random Memory", "last_memory": "Last Memory",
                  "relevant_memory": "Relevant Memory", "react": "ReAct", "reflection": "Reflection",

@@ -8,8 +8,9 @@ import json, os, re, tempfile
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION, TASK_TYPES
+from .runner import repair_jsonl   # one torn-tail repair for every append-only JSONL file
 
 # %% auto #0
 __all__ = ['SEARCH_LABEL_SYSTEM', 'SEARCH_LABEL_SHOTS', 'Example', 'function_example', 'recommend_label', 'search_label_messages',
@@ -108,6 +109,7 @@ def write_json(path: str | Path, obj: Any) -> Path:
 def search_labels(items: list[tuple[Task, str]], llm=None, cache: str | Path | None = None,
                   max_tokens: int = 32, progress: bool = True) -> dict[str, str]:
     "Search pseudo-labels {task id: query} for (task, memory) pairs, by `llm.chat(..., role='generator')`; resumable via `cache` JSONL."
+    if cache: repair_jsonl(cache)       # a kill mid-write leaves a torn last line: cut it (kept in `<cache>.torn`), redo that task
     done = {r["id"]: r["query"] for r in read_jsonl(cache)} if cache and Path(cache).exists() else {}
     todo = [(t, m) for t, m in items if t.id not in done]
     f = open(cache, "a") if cache else None

@@ -8,8 +8,8 @@ import dataclasses, hashlib, json, os, random, shutil, time
 from pathlib import Path
 from typing import Any, get_type_hints
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, create_model
-from .config import repo_root, torch_threads
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from .config import repo_root, runs_dir, shown_path, torch_threads
 from .schema import Benchmark, Task
 from .puma_data import Example, prepare_data, read_jsonl, write_jsonl, write_json
 from . import puma_train as T
@@ -21,8 +21,28 @@ __all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesC
            'run_pipeline', 'puma_cli']
 
 # %% ../nbs/52_puma_pipeline.ipynb #bebad45e
+# Ranges checked by field name in every section, so a typo'd sign or a zero fails at load time, not hours into training.
+_POSITIVE = {"learning_rate", "epochs", "batch_size", "grad_accum", "max_length", "lora_r", "lora_alpha", "logging_steps",
+             "beta", "n_sample", "num_beams", "max_new_tokens", "k", "token_budget", "max_completion_tokens", "rec_max_items",
+             "limit", "function_limit", "torch_threads"}
+_NON_NEGATIVE = {"warmup_ratio", "lora_dropout", "temperature", "top_k", "tiny_warmup_steps"}
+_CHOICES = {"dtype": ("float32", "fp32", "bfloat16", "bf16", "float16", "fp16"), "split": ("train", "test")}
+
 class _Cfg(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _ranges(self):
+        for k in type(self).model_fields:
+            v = getattr(self, k)
+            if v is None or isinstance(v, bool): continue
+            if k in _POSITIVE and not v > 0: raise ValueError(f"{k} must be > 0, got {v!r}")
+            if k in _NON_NEGATIVE and not v >= 0: raise ValueError(f"{k} must be >= 0, got {v!r}")
+            if k in _CHOICES and v not in _CHOICES[k]: raise ValueError(f"{k} must be one of {', '.join(_CHOICES[k])}, got {v!r}")
+        if (ms := getattr(self, "max_steps", -1)) < -1: raise ValueError(f"max_steps must be -1 (use epochs) or >= 0, got {ms!r}")
+        if bad := [x for x in getattr(self, "kinds", []) if x not in ("function", "param")]: raise ValueError(f"kinds must be function and/or param, got {bad}")
+        if getattr(self, "lora_dropout", 0) >= 1: raise ValueError(f"lora_dropout must be < 1, got {self.lora_dropout!r}")
+        return self
 
 class PrepareCfg(_Cfg):
     "Data preparation (see `puma_data.prepare_data`)."
@@ -67,6 +87,7 @@ class DPOCfg(TrainCfg):
     beta: float = 0.1
 
 class MergeCfg(_Cfg):
+    "Settings of the merge stage: the dtype of the final model (the SFT model with the DPO adapter merged in)."
     dtype: str = "float32"
 
 # %% ../nbs/52_puma_pipeline.ipynb #32a9ba84
@@ -89,7 +110,8 @@ class PumaConfig(_Cfg):
     @property
     def root(self) -> Path:
         p = Path(self.work_dir).expanduser()
-        return p if p.is_absolute() else repo_root()/p
+        if p.is_absolute(): return p
+        return runs_dir()/p.relative_to("runs") if p.parts[:1] == ("runs",) else repo_root()/p   # runs/... follows $PERSONALWAB_RUNS
     def dir(self, stage: str) -> Path: return self.root/stage
     @property
     def final_model(self) -> Path: return self.root/"final"
@@ -134,6 +156,7 @@ def stage_done(cfg: PumaConfig, stage: str) -> dict | None:
 
 # %% ../nbs/52_puma_pipeline.ipynb #2299cfc3
 def benchmark(cfg: PumaConfig) -> Benchmark:
+    "The benchmark the pipeline of `cfg` trains on (`cfg.data`)."
     from personalwab.data import load_benchmark
     return load_benchmark(cfg.data, progress=False)
 
@@ -160,6 +183,7 @@ def base_model_path(cfg: PumaConfig) -> str:
 
 # %% ../nbs/52_puma_pipeline.ipynb #2d6312dc
 def run_prepare(cfg: PumaConfig) -> dict:
+    "Stage `prepare`: task-specific memory and the SFT data (function and parameter examples); returns their counts."
     from personalwab.llm import get_llm
     b, c = benchmark(cfg), cfg.prepare
     tasks = select_tasks(b, c.split, c.limit, cfg.seed)
@@ -171,11 +195,13 @@ def run_prepare(cfg: PumaConfig) -> dict:
     return {"counts": rep.counts, "skipped": rep.skipped, "max_tokens": rep.max_tokens}
 
 def run_sft(cfg: PumaConfig) -> dict:
+    "Stage `sft`: LoRA supervised fine-tuning of the base model on the prepared data; returns the trainer's report."
     data = [cfg.dir("prepare")/f"{k}.jsonl" for k in cfg.sft.kinds]
     return T.sft_train(base_model_path(cfg), data, cfg.dir("sft"), cfg.sft.params(cfg.seed))
 
 # %% ../nbs/52_puma_pipeline.ipynb #4a026fdd
 def run_candidates(cfg: PumaConfig) -> dict:
+    "Stage `candidates`: sample parameter candidates from the SFT model, score them and pair them for DPO; returns counts."
     c, d = cfg.candidates, cfg.dir("candidates"); d.mkdir(parents=True, exist_ok=True)
     b = benchmark(cfg)
     exs = [Example.from_dict(r) for r in read_jsonl(cfg.dir("prepare")/"param.jsonl")]
@@ -196,15 +222,23 @@ def run_candidates(cfg: PumaConfig) -> dict:
     write_json(d/"counts.json", counts); return counts
 
 def run_dpo(cfg: PumaConfig) -> dict:
+    "Stage `dpo`: direct preference optimisation of the SFT model on the candidate pairs; returns the trainer's report."
     return T.dpo_train(cfg.dir("sft")/"merged", cfg.dir("candidates")/"dpo.jsonl", cfg.dir("dpo"), cfg.dpo.params(cfg.seed), beta=cfg.dpo.beta)
 
 def run_merge(cfg: PumaConfig) -> dict:
+    "Stage `merge`: merge the DPO adapter into the SFT model; returns the final model's LLM spec."
     out = T.merge_adapter(cfg.dir("sft")/"merged", cfg.dir("dpo")/"adapter", cfg.final_model, cfg.merge.dtype)
     return {"model": f"hf:{out}"}
 
 RUNNERS = {"prepare": run_prepare, "sft": run_sft, "candidates": run_candidates, "dpo": run_dpo, "merge": run_merge}
 
 # %% ../nbs/52_puma_pipeline.ipynb #9063d39a
+def _shown_value(v):
+    "A metric for the log line: a path (or an `hf:<path>` model) as `shown_path` names it, anything else as is."
+    if not isinstance(v, str): return v
+    pre, rest = ("hf:", v[3:]) if v.startswith("hf:") else ("", v)
+    return pre + shown_path(rest) if os.path.isabs(rest) else v
+
 def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> dict:
     "Run one stage unless it is done with this config; returns its metrics."
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)} or 'all'")
@@ -219,12 +253,13 @@ def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> di
     if force or (d/"DONE.json").exists() or (started and started != h): shutil.rmtree(d, ignore_errors=True)   # stale: start afresh
     d.mkdir(parents=True, exist_ok=True); write_json(d/"STARTED.json", {"hash": h}); f = d/"DONE.json"
     (d/"config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    log(f"[puma] {stage}: running in {d}")
+    log(f"[puma] {stage}: running in {shown_path(d)}")
     with torch_threads(cfg.torch_threads):   # the caller's setting afterwards (a notebook goes on to run agents)
         t0 = time.time(); m = RUNNERS[stage](cfg); wall = time.time() - t0
     if int(os.environ.get("RANK", "0")) == 0:
         write_json(f, {"stage": stage, "hash": h, "shared": _shared(cfg), "wall_s": round(wall, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "metrics": m})
-    log(f"[puma] {stage}: finished in {wall:.0f}s: {json.dumps({k: v for k, v in m.items() if not isinstance(v, (list, dict))})[:300]}")
+    shown = {k: _shown_value(v) for k, v in m.items() if not isinstance(v, (list, dict))}   # DONE.json keeps the real paths
+    log(f"[puma] {stage}: finished in {wall:.0f}s: {json.dumps(shown)[:300]}")
     return m
 
 def run_pipeline(cfg: PumaConfig, stages: tuple[str, ...] = STAGES, force: bool = False, log=print) -> dict[str, dict]:

@@ -8,20 +8,23 @@ import hashlib, json, math, os, re, shutil, time, warnings
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Any, Iterable
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from .config import cache_dir
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION
 from .puma_data import Example, read_jsonl, write_jsonl, write_json, dpo_record, function_example
+from .runner import repair_jsonl
 from .puma_agent import function_prompt, param_prompt, parse_function, param_to_action
 
 # %% auto #0
 __all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_checkpoint', 'resolve_model', 'TrainParams',
            'lora_config', 'trainer_kwargs', 'summarize_log', 'sft_rows', 'merge_adapter', 'sft_train',
-           'load_for_generation', 'generate', 'function_accuracy', 'generate_candidates', 'param_arguments',
-           'CandidateScorer', 'make_pairs', 'dpo_train']
+           'load_for_generation', 'generate', 'function_accuracy', 'batch_seed', 'generate_candidates',
+           'param_arguments', 'CandidateScorer', 'make_pairs', 'dpo_train']
 
 # %% ../nbs/51_puma_train.ipynb #4aec48a4
 import torch
+import transformers
+transformers.utils.logging.disable_progress_bar()   # no "Loading weights"/"Writing model shards" bars in logs and notebooks
 from transformers import AutoTokenizer, AutoModelForCausalLM, set_seed
 
 # %% ../nbs/51_puma_train.ipynb #8e6591b0
@@ -217,20 +220,27 @@ def function_accuracy(model: str | Path, tasks: list[Task], batch_size: int = 16
             **{k: sum(v) / len(v) for k, v in by.items()}, "n": len(ok), "predictions": [o[0] for o in outs]}
 
 # %% ../nbs/51_puma_train.ipynb #26dd497c
+def batch_seed(seed: int, ids: list[str]) -> int:
+    "A sampling seed for a batch, from the pipeline seed and its examples' ids (never from its position)."
+    return int.from_bytes(hashlib.sha256(json.dumps([seed, ids]).encode()).digest()[:4], "big") >> 1
+
 def generate_candidates(model: str | Path, examples: list[Example], out: str | Path, n_sample: int = 10,
                         temperature: float = 1.5, top_k: int = 50, num_beams: int = 10, max_new_tokens: int = 64,
                         batch_size: int = 4, seed: int = 0, progress: bool = True) -> list[dict]:
-    "Sampled + beam candidates per example, appended to JSONL `out` (resumable); returns all rows."
-    out = Path(out); done = {r["id"] for r in read_jsonl(out)} if out.exists() else set()
-    todo = [e for e in examples if e.id not in done]
+    "Sampled + beam candidates per example, appended to JSONL `out` (resumable, same bytes as an uninterrupted run); returns all rows."
+    out = Path(out); repair_jsonl(out)
+    done = {r["id"] for r in read_jsonl(out)} if out.exists() else set()
+    batches = [examples[i:i+batch_size] for i in range(0, len(examples), batch_size)]
+    todo = [c for c in batches if any(e.id not in done for e in c)]
     if todo:
         tok, m = load_for_generation(model)
         with open(out, "a") as f:
-            for i in tqdm(range(0, len(todo), batch_size), desc="candidates", disable=not progress):
-                chunk = todo[i:i+batch_size]; ps = [e.prompt for e in chunk]
-                s = generate(m, tok, ps, n=n_sample, temperature=temperature, top_k=top_k, max_new_tokens=max_new_tokens, batch_size=batch_size, seed=seed + i) if n_sample else [[] for _ in ps]
+            for chunk in tqdm(todo, desc="candidates", disable=not progress):
+                ps = [e.prompt for e in chunk]
+                s = generate(m, tok, ps, n=n_sample, temperature=temperature, top_k=top_k, max_new_tokens=max_new_tokens, batch_size=batch_size, seed=batch_seed(seed, [e.id for e in chunk])) if n_sample else [[] for _ in ps]
                 b = generate(m, tok, ps, n=num_beams, num_beams=num_beams, max_new_tokens=max_new_tokens, batch_size=batch_size) if num_beams > 1 else [[] for _ in ps]
                 for e, ss, bb in zip(chunk, s, b):
+                    if e.id in done: continue
                     f.write(json.dumps({"id": e.id, "type": e.type, "function": e.function, "sampled": ss, "beams": bb,
                                         "candidates": list(dict.fromkeys(c for c in ss + bb if c.strip()))}) + "\n")
                 f.flush()

@@ -81,10 +81,11 @@ LLM_NAMES = {"smollm2": "SmolLM2-135M-Instruct (offline default, CPU)", "tiny": 
 
 def llm_name(spec: str) -> str:
     "An LLM spec with a human name where it is one of the built-in models; local checkpoints in the checkout by relative path."
-    from personalwab.config import repo_root
+    from personalwab.config import repo_root, runs_dir
     if spec in LLM_NAMES: return f"{spec} = {LLM_NAMES[spec]}"
-    if spec.startswith("hf:") and Path(spec[3:]).is_absolute() and Path(spec[3:]).is_relative_to(repo_root()):
-        return f"hf:{Path(spec[3:]).relative_to(repo_root())}"
+    p = Path(spec[3:]) if spec.startswith("hf:") else None
+    if p and p.is_absolute() and p.is_relative_to(runs_dir()): return f"hf:runs/{p.relative_to(runs_dir()).as_posix()}"
+    if p and p.is_absolute() and p.is_relative_to(repo_root()): return f"hf:{p.relative_to(repo_root()).as_posix()}"
     return spec
 
 def provenance(b=None, source: str = "default", **models) -> str:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import dataclasses, hashlib, inspect, json, os, platform, random, subprocess, sys, threading, time, traceback, warnings
+import contextlib, dataclasses, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from importlib import metadata
@@ -13,12 +13,13 @@ from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 
 # %% auto #0
 __all__ = ['IDENTITY_FIELDS', 'RECORD_HEAD', 'ENV_PACKAGES', 'SCORE_COLUMNS', 'RunConfig', 'run_dir', 'dumps',
-           'atomic_write_json', 'repair_jsonl', 'read_jsonl', 'ResultWriter', 'task_seed', 'episode_record',
-           'error_record', 'git_state', 'environment_info', 'OracleAgent', 'shared_llm', 'load_data', 'agent_kwargs',
-           'default_agent_factory', 'default_env_factory', 'select_tasks', 'results_path', 'latest_records',
-           'load_results', 'usage_by_role', 'summarize', 'RunResult', 'run', 'run_config', 'summary_path',
+           'atomic_write_json', 'repair_jsonl', 'record_problem', 'read_jsonl', 'read_json', 'UnwritableRecord',
+           'ResultWriter', 'task_seed', 'episode_record', 'error_record', 'git_state', 'environment_info',
+           'OracleAgent', 'shared_llm', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory',
+           'select_tasks', 'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult',
+           'UsageError', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config', 'summary_path',
            'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params',
-           'load_config_file', 'run_cli', 'score_cli', 'view_cli']
+           'load_config_file', 'one_line', 'cli_errors', 'stop_on_sigterm', 'run_cli', 'score_cli', 'view_cli']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -29,7 +30,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")        # tqdm.auto warns when ipywidgets is absent, then uses text bars
     from tqdm.auto import tqdm
 from .config import repo_root, runs_dir
+from .protocol import protocol_info
 from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
+from .llm_cache import encodable
 
 # %% ../nbs/30_runner.ipynb #339044e0
 IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "temperature", "seed",
@@ -94,8 +97,8 @@ def _json_default(o):
     return repr(o)
 
 def dumps(obj: Any, **kw) -> str:
-    "`json.dumps` that also writes dataclasses, pydantic models, numpy values, sets and paths."
-    return json.dumps(obj, ensure_ascii=False, default=_json_default, **kw)
+    "`json.dumps` that also writes dataclasses, pydantic models, numpy values, sets and paths; text is made `encodable`."
+    return json.dumps(encodable(obj), ensure_ascii=False, default=lambda o: encodable(_json_default(o)), **kw)
 
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     "Write `obj` as indented JSON to `path` atomically (tmp file + fsync + `os.replace`)."
@@ -126,32 +129,74 @@ def repair_jsonl(path: str | Path) -> int:
     warnings.warn(f"{path}: dropped a torn last line ({len(tail)} bytes, saved to {path.name}.torn) left by an interrupted write")
     return len(tail)
 
+def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+def record_problem(rec: Any) -> str | None:
+    "Why `rec` cannot be used as a result record (None if it can): no task id, a bad trial, a non-numeric score."
+    if not isinstance(rec, dict): return "not a JSON object"
+    if not isinstance(rec.get("task_id"), str) or not rec["task_id"]: return "no task_id"
+    t = rec.get("trial", 0)
+    if not isinstance(t, int) or isinstance(t, bool) or t < 0: return f"trial {t!r:.40} is not a trial number"
+    if rec.get("status") == "ok":
+        for k in ("function_acc", "result_acc"):
+            if not _number(rec.get(k)): return f"{k} {rec.get(k)!r:.40} is not a number"
+        for k in ("steps", "cost_usd", "wall_s"):
+            if rec.get(k) is not None and not _number(rec[k]): return f"{k} {rec[k]!r:.40} is not a number"
+    return None
+
 def read_jsonl(path: str | Path) -> list[dict]:
-    "Records of a JSONL file; a line that is not a JSON object is skipped with a warning naming it."
+    "Result records of a JSONL file; a line that is not a usable record is skipped with a warning naming it and why."
     out = []
     with open(path, "rb") as f:
         for i, line in enumerate(f, 1):
             if not line.strip(): continue
             try: rec = json.loads(line)
-            except ValueError: rec = None
-            if isinstance(rec, dict): out.append(rec)
-            else: warnings.warn(f"{path}: line {i} is not a JSON record; skipped")
+            except (ValueError, RecursionError): rec = None
+            problem = record_problem(rec) if rec is not None else "not valid JSON"
+            if problem is None: out.append(rec)
+            else: warnings.warn(f"{path}: line {i} skipped: {problem}")
     return out
 
+def read_json(path: str | Path, what: str = "file") -> dict | None:
+    "A JSON object file, or None (with a warning naming it) when it is missing, half-written or not an object."
+    path = Path(path)
+    if not path.exists(): return None
+    try: d = json.loads(path.read_bytes())
+    except (ValueError, RecursionError, OSError) as e: d, why = None, f"{type(e).__name__}: {str(e)[:80]}"
+    else: why = "not a JSON object"
+    if isinstance(d, dict): return d
+    warnings.warn(f"{path}: unreadable {what} ({why}); ignored and rebuilt")
+    return None
+
 # %% ../nbs/30_runner.ipynb #17e62dce
+class UnwritableRecord(ValueError):
+    "A record that cannot be serialised to a JSON line (the task then gets an error record instead)."
+
 class ResultWriter:
     "Append-only, thread-safe JSONL writer: one line per record, flushed and fsynced."
     def __init__(self, path: str | Path):
         self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
         repair_jsonl(self.path)
-        self._f = open(self.path, "ab"); self._lock = threading.Lock()
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)  # unbuffered: a failed write leaves nothing queued
+        self._lock = threading.Lock()
 
     def write(self, rec: dict) -> None:
-        line = (dumps(rec) + "\n").encode("utf-8")
+        "Append `rec`; `UnwritableRecord` if it cannot be serialised, `OSError` naming the file if the disk refuses."
+        try: line = (dumps(rec) + "\n").encode("utf-8")
+        except (TypeError, ValueError, RecursionError) as e:
+            raise UnwritableRecord(f"the record of task {str(rec.get('task_id'))[:60]!r} cannot be written as JSON ({type(e).__name__}: {e})") from None
         with self._lock:
-            self._f.write(line); self._f.flush(); os.fsync(self._f.fileno())
+            if self._fd is None: raise RuntimeError(f"{self.path} is closed (the run was stopped)")
+            try:
+                view = memoryview(line)
+                while view: view = view[os.write(self._fd, view):]
+                os.fsync(self._fd)
+            except OSError as e: raise OSError(e.errno, e.strerror, str(self.path)) from None
 
-    def close(self): self._f.close()
+    def close(self):
+        "Close the file once a line being written is complete; later writes are refused."
+        with self._lock:
+            if self._fd is not None: os.close(self._fd); self._fd = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
@@ -388,7 +433,7 @@ class _Tally:
 
 # %% ../nbs/30_runner.ipynb #707df78d
 def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, writer, t_run, built) -> dict:
-    "Run one (task, trial) in a worker thread and write its record; never raises."
+    "Run one (task, trial) in a worker thread and write its record; raises only when the disk refuses the write."
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = threading.current_thread().name
     try:
@@ -404,14 +449,59 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
         rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
                            wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
     rec["invocation"] = t_run
-    writer.write(rec)
+    try: writer.write(rec)
+    except UnwritableRecord as e:       # the task's record cannot be serialised: record that instead (retried on resume)
+        rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
+                           wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker) | {"invocation": t_run}
+        writer.write(rec)
     return rec
 
 # %% ../nbs/30_runner.ipynb #8adbced6
+class UsageError(ValueError):
+    "A name, value or path given by the user (option or config file) that cannot be used; the CLI exits with status 2."
+
+class Terminated(KeyboardInterrupt):
+    "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
+
+class RunInterrupted(KeyboardInterrupt):
+    "A run stopped by Ctrl-C or SIGTERM: what was done, and how to resume."
+    def __init__(self, d: Path, done: int, total: int, terminated: bool = False):
+        super().__init__(f"{d}: {done} of {total} tasks done")
+        self.dir, self.done, self.total, self.terminated = d, done, total, terminated
+    @property
+    def exit_code(self) -> int: return 143 if self.terminated else 130
+    def message(self) -> str:
+        resume = shlex.join(["personalwab", "run", "--config", str(self.dir/"config.json"), "--out-dir", str(self.dir.parent)])
+        return (f"interrupted ({'SIGTERM' if self.terminated else 'Ctrl-C'}): {self.done} of {self.total} tasks done, "
+                f"results in {self.dir/'results.jsonl'}; resume with: {resume}")
+
+def check_names(cfg: RunConfig) -> None:
+    "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist."
+    from personalwab.llm import BACKENDS
+    if cfg.method != "oracle":
+        from personalwab.agents import METHODS
+        if cfg.method not in METHODS: raise UsageError(f"unknown method {cfg.method!r}; known: oracle, {', '.join(sorted(METHODS))}")
+    specs = ([("agent_llm", cfg.agent_llm)] if cfg.method != "oracle" else []) + ([("user_llm", cfg.user_llm)] if cfg.track == "multi" else [])
+    for field, spec in specs:
+        if spec.partition(":")[0] not in BACKENDS:
+            raise UsageError(f"{field}: unknown LLM backend {spec.partition(':')[0]!r} in {spec!r}; known: {', '.join(sorted(BACKENDS))}")
+    engine = cfg.env_params.get("engine", "pyserini")
+    if engine not in ("pyserini", "bm25s"): raise UsageError(f"env_params.engine: unknown search engine {engine!r}; known: bm25s, pyserini")
+    if cfg.data not in ("default", "tiny") and not Path(cfg.data).is_dir():
+        raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny or an official-format folder)")
+
+def _done(path: Path, keys: set) -> int:
+    return sum((r["task_id"], r.get("trial", 0)) in keys for r in latest_records(read_jsonl(path)) if r.get("status") == "ok")
+
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
         benchmark: Benchmark | None = None) -> RunResult:
     "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/`: results.jsonl, summary.json, env.json."
+    if agent_factory is None: check_names(cfg)             # before anything is loaded or created
+    b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
+    try: tasks = select_tasks(b, cfg)
+    except KeyError as e: raise UsageError(e.args[0]) from None
+    proto = protocol_info(b)                              # what the scores mean (env.json, summary.json); not in the run hash
     d = run_dir(cfg, out_dir); d.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(d/".lock"))
     try: lock.acquire(timeout=0)
@@ -419,8 +509,6 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     try:
         for tmp in d.glob(".*.tmp"): tmp.unlink()          # left by a kill during an atomic write; we hold the lock
         atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(), "config": cfg.model_dump()})
-        b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
-        tasks = select_tasks(b, cfg)
         path = d/"results.jsonl"
         repair_jsonl(path)
         recs = read_jsonl(path) if path.exists() else []
@@ -430,12 +518,14 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
         todo = [(t, i) for t, i in wanted if (t.id, i) not in done]
         keys = {(t.id, i) for t, i in wanted}
-        envs = json.loads((d/"env.json").read_text()).get("invocations", []) if (d/"env.json").exists() else []
+        envs = (read_json(d/"env.json", "environment record") or {}).get("invocations", [])
+        envs = envs if isinstance(envs, list) else []
         t_run, inv = len(envs), environment_info(cfg) | {"todo": len(todo), "skipped": len(wanted) - len(todo)}
+        inv["protocol"] = proto
         atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
         random.seed(cfg.seed)
         tally = _Tally(r for r in latest_records(recs) if r.get("status") == "ok")
-        n_err = 0
+        n_err, stopped, failed = 0, None, False
         af, ef = agent_factory or default_agent_factory, env_factory or default_env_factory
         local, built = threading.local(), []
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
@@ -448,24 +538,38 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
                 for fut in as_completed(futs):
                     rec = fut.result(); tally.add(rec); n_err += rec["status"] != "ok"
                     bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
+            except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
+                stopped = e
+                pool.shutdown(wait=False, cancel_futures=True)
+                writer.close()                             # after a line being written; running tasks' records are dropped
             except BaseException:
+                failed = True
                 pool.shutdown(wait=True, cancel_futures=True); raise
             finally:
-                pool.shutdown(wait=True); bar.close()
-                summary = summarize(read_jsonl(path), cfg, expected=keys, seed=cfg.seed)
-                atomic_write_json(d/"summary.json", summary)
-                if built:                                  # what the agent says about itself (agent.params)
-                    inv["agent"] = getattr(built[0], "params", None) or {"class": type(built[0]).__name__}
-                    atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
+                if stopped is None: pool.shutdown(wait=True)
+                bar.close()
+                # after a failure (e.g. a full disk) the derived files are best effort: the first error is the one reported
+                with contextlib.suppress(OSError) if failed else contextlib.nullcontext():
+                    summary = summarize(read_jsonl(path), cfg, expected=keys, seed=cfg.seed)
+                    summary["protocol"] = proto
+                    atomic_write_json(d/"summary.json", summary)
+                    if built:                              # what the agent says about itself (agent.params)
+                        inv["agent"] = getattr(built[0], "params", None) or {"class": type(built[0]).__name__}
+                        atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
+        if stopped is not None: raise RunInterrupted(d, _done(path, keys), len(wanted), isinstance(stopped, Terminated)) from None
         return RunResult(d, summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
     finally:
         lock.release()
 
 # %% ../nbs/30_runner.ipynb #007c296f
 def run_config(path_or_dir: str | Path) -> RunConfig | None:
-    "The `RunConfig` saved in a run directory's `config.json` (None for a bare results file)."
+    "The `RunConfig` saved in a run directory's `config.json` (None for a bare results file, or with a warning when it is unreadable)."
     p = Path(path_or_dir); d = p if p.is_dir() else p.parent
-    return RunConfig.model_validate(json.loads((d/"config.json").read_text())["config"]) if (d/"config.json").exists() else None
+    raw = read_json(d/"config.json", "run configuration")
+    if raw is None: return None
+    try: return RunConfig.model_validate(raw.get("config"))
+    except ValidationError as e:
+        warnings.warn(f"{d/'config.json'}: not a run configuration ({one_line(e)}); ignored"); return None
 
 def summary_path(results: Path) -> Path:
     "`summary.json` beside `results.jsonl`; `<stem>.summary.json` for any other results file."
@@ -474,7 +578,7 @@ def summary_path(results: Path) -> Path:
 # %% ../nbs/30_runner.ipynb #95dda179
 def rescore_reviews(records: Iterable[dict], b: Benchmark, scorer=None) -> list[dict]:
     "Copies of `records` whose review attempts are re-scored with MiniLM (best attempt recomputed)."
-    from personalwab.functions import TERMINAL_FUNCTIONS
+    from personalwab.functions import TERMINAL_FUNCTIONS, review_input
     from personalwab.metrics import best_attempt, get_review_scorer
     out, jobs = [], []
     for r in records:
@@ -487,8 +591,8 @@ def rescore_reviews(records: Iterable[dict], b: Benchmark, scorer=None) -> list[
         ref = b.task(r["task_id"]).target.review.text
         for j, a in enumerate(calls):
             if r["rewards"][j][0] == 1 and a["name"] == "add_product_review":
-                text = str((a.get("arguments") or {}).get("review", ""))
-                jobs.append((len(out) - 1, j, text if text.strip() else "No review provided.", ref))
+                text = review_input((a.get("arguments") or {}).get("review"))
+                if text is not None: jobs.append((len(out) - 1, j, text, ref))
     sims = (scorer or get_review_scorer()).similarity([j[2] for j in jobs], [j[3] for j in jobs])
     for (i, j, _, _), sim in zip(jobs, sims): out[i]["rewards"][j][1] = sim
     for i in {j[0] for j in jobs}: out[i]["function_acc"], out[i]["result_acc"] = map(float, best_attempt(out[i]["rewards"]))
@@ -500,7 +604,7 @@ def score(path_or_dir: str | Path, reviews: bool = False, benchmark: Benchmark |
     "Re-score a run from its results file (no agent is rerun); `reviews=True` re-embeds reviews with MiniLM."
     p = results_path(path_or_dir); cfg = run_config(p)
     recs = latest_records(read_jsonl(p))
-    old = json.loads(summary_path(p).read_text()) if summary_path(p).exists() else {}
+    old = read_json(summary_path(p), "summary") or {}
     if reviews:
         recs = rescore_reviews(recs, benchmark if benchmark is not None else load_data(cfg.data if cfg else "default"))
         p = p.with_name(p.stem + ".rescored.jsonl")
@@ -530,9 +634,16 @@ def expand_runs(paths: Iterable[str | Path]) -> list[Path]:
 def run_summary(results: Path) -> dict:
     "The saved summary of a results file if it is current, else one computed now."
     sp = summary_path(results)
-    if sp.exists() and sp.stat().st_mtime >= results.stat().st_mtime: return json.loads(sp.read_text())
+    if sp.exists() and sp.stat().st_mtime >= results.stat().st_mtime:
+        s = read_json(sp, "summary")
+        if s is not None and isinstance(s.get("scores"), dict) and {"finished", "errors"} <= s.keys(): return s
+        broken = True
+    else: broken = False
     cfg = run_config(results)
-    return summarize(read_jsonl(results), cfg, seed=cfg.seed if cfg else 0)
+    s = summarize(read_jsonl(results), cfg, seed=cfg.seed if cfg else 0)
+    if broken:                                             # rebuild the derived file (best effort: view may run on a read-only copy)
+        with contextlib.suppress(OSError): atomic_write_json(sp, s)
+    return s
 
 def compare(*paths: str | Path) -> pd.DataFrame:
     "One row per run: method, track, tasks, errors, F/R per type and overall, steps, cost."
@@ -566,20 +677,65 @@ def parse_params(items: Iterable[str] | None) -> dict:
     out = {}
     for it in items or []:
         k, sep, v = it.partition("=")
-        if not sep or not k.strip(): raise typer.BadParameter(f"expected key=value, got {it!r}")
+        if not sep or not k.strip(): raise UsageError(f"--param: expected key=value, got {it!r}")
         try: out[k.strip()] = json.loads(v)
         except ValueError: out[k.strip()] = v
     return out
 
 def load_config_file(path: str | Path) -> dict:
-    "A `RunConfig` dict from a YAML or JSON file."
+    "A `RunConfig` dict from a YAML or JSON file, or a run directory's `config.json` (to resume it); `UsageError` naming the file."
     import yaml
-    d = yaml.safe_load(Path(path).read_text())
-    if not isinstance(d, dict): raise typer.BadParameter(f"{path}: expected a mapping of RunConfig fields")
+    path = Path(path)
+    try: d = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError: raise UsageError(f"--config {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e: raise UsageError(f"--config {path}: cannot be read ({e})") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise UsageError(f"--config {path}: not valid YAML{where}: {getattr(e, 'problem', None) or e}") from None
+    if isinstance(d, dict) and {"hash", "config"} <= d.keys() and isinstance(d["config"], dict): d = d["config"]  # a run's config.json
+    if not isinstance(d, dict): raise UsageError(f"--config {path}: expected a mapping of RunConfig fields, got {type(d).__name__}")
     return d
+
+def one_line(e: ValidationError, source: str = "") -> str:
+    "A pydantic validation error as one line: `source: field: problem (got value); ...`."
+    parts = [f"{'.'.join(map(str, x['loc'])) or '(top level)'}: {x['msg'].removeprefix('Value error, ')}"
+             + (f" (got {x['input']!r:.60})" if "input" in x and x["type"] not in ("missing", "value_error") else "") for x in e.errors()]
+    return (f"{source}: " if source else "") + "; ".join(parts)
 
 # %% ../nbs/30_runner.ipynb #f25e64f4
 _Opt = typer.Option
+
+def _fail(command: str, msg: str, code: int):
+    print(f"personalwab {command}: error: {encodable(msg)}", file=sys.stderr)
+    raise typer.Exit(code)
+
+@contextlib.contextmanager
+def cli_errors(command: str):
+    "Turn what goes wrong in a command into one line on stderr and an exit status: 2 usage, 1 data/disk, 130/143 interrupted."
+    try: yield
+    except (typer.Exit, typer.Abort, SystemExit): raise
+    except RunInterrupted as e: print(e.message(), file=sys.stderr); raise typer.Exit(e.exit_code) from None
+    except KeyboardInterrupt as e:
+        print(f"interrupted ({'SIGTERM' if isinstance(e, Terminated) else 'Ctrl-C'}) before any task ran", file=sys.stderr)
+        raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
+    except UsageError as e: _fail(command, str(e), 2)
+    except OSError as e:
+        where = f" {e.filename}" if e.filename else ""
+        _fail(command, f"cannot use{where}: {e.strerror or e}" if e.strerror else f"{type(e).__name__}: {e}", 1)
+    except Exception as e:
+        if os.environ.get("PERSONALWAB_DEBUG"): raise
+        msg = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
+        _fail(command, f"{type(e).__name__}: {msg} (PERSONALWAB_DEBUG=1 shows the traceback)", 1)
+
+@contextlib.contextmanager
+def stop_on_sigterm():
+    "While inside, SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`)."
+    if threading.current_thread() is not threading.main_thread(): yield; return
+    def handler(signum, frame): raise Terminated()
+    old = signal.signal(signal.SIGTERM, handler)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
 
 def run_cli(
     method: Annotated[Optional[str], typer.Argument(help="agent method (see `personalwab.agents.METHODS`, or 'oracle')")] = None,
@@ -601,30 +757,46 @@ def run_cli(
     config: Annotated[Optional[Path], _Opt(help="YAML/JSON file of RunConfig fields; options override it")] = None,
     out_dir: Annotated[Optional[Path], _Opt(help="parent of run directories (default: config.runs_dir())")] = None,
     progress: Annotated[bool, _Opt(help="show the progress bar")] = True,
+    estimate: Annotated[bool, _Opt("--estimate", help="print the expected LLM calls, tokens and dollars per role (no model called) and exit")] = False,
 ) -> RunResult:
     "Run (or resume) an agent over a track and split; prints the run's summary table."
-    d = load_config_file(config) if config else {}
-    given = dict(method=method or method_option, track=track, split=split, agent_llm=agent_llm, user_llm=user_llm, temperature=temperature,
-                 limit=limit, task_ids=task_id, workers=workers, seed=seed, trials=trials, memory_length=memory_length,
-                 max_steps=max_steps, data=data)
-    d |= {k: v for k, v in given.items() if v is not None}
-    if param: d["params"] = {**d.get("params", {}), **parse_params(param)}
-    if not d.get("method"): raise typer.BadParameter("no method given (argument METHOD or `method:` in --config)")
-    try: cfg = RunConfig.model_validate(d)
-    except ValidationError as e: raise typer.BadParameter(str(e)) from None
-    res = run(cfg, out_dir=out_dir, progress=progress)
-    view(res.dir)
-    print(f"results: {res.dir/'results.jsonl'}  (ran {res.ran}, skipped {res.skipped}, errors {res.errors})")
-    return res
+    with cli_errors("run"), stop_on_sigterm():
+        d = load_config_file(config) if config else {}
+        given = dict(method=method or method_option, track=track, split=split, agent_llm=agent_llm, user_llm=user_llm, temperature=temperature,
+                     limit=limit, task_ids=task_id, workers=workers, seed=seed, trials=trials, memory_length=memory_length,
+                     max_steps=max_steps, data=data)
+        d |= {k: v for k, v in given.items() if v is not None}
+        if param: d["params"] = {**(d.get("params") or {}), **parse_params(param)}
+        if not d.get("method"): raise UsageError("no method given (argument METHOD or `method:` in --config)")
+        try: cfg = RunConfig.model_validate(d)
+        except ValidationError as e: raise UsageError(one_line(e, f"--config {config}" if config else "options")) from None
+        check_names(cfg)                                  # a misspelt name or task id is one usage error, before any estimate or run
+        try: select_tasks(load_data(cfg.data, progress=False), cfg)
+        except KeyError as x: raise UsageError(x.args[0]) from None
+        from personalwab import estimate as est_
+        if estimate: e = est_.estimate(cfg, root=out_dir); est_.print_estimate(e); return e
+        try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
+        except Exception as x: e = None; print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
+        res = run(cfg, out_dir=out_dir, progress=progress)
+        view(res.dir)
+        if e and e["roles"]: est_.record_estimate(res.dir, e); print(est_.estimate_vs_actual(res.dir, e).to_string(float_format="{:,.0f}".format))
+        print(f"results: {res.dir/'results.jsonl'}  (ran {res.ran}, skipped {res.skipped}, errors {res.errors})")
+        return res
 
 def score_cli(path: Annotated[Path, typer.Argument(help="run directory or results .jsonl file")],
-              reviews: Annotated[bool, _Opt(help="re-score review attempts with MiniLM")] = False) -> dict:
+              reviews: Annotated[bool, _Opt(help="re-score review attempts with MiniLM")] = False,
+              rescore: Annotated[bool, _Opt(help="re-grade every trajectory under the current scorer/protocol (no model call); writes summary.protocol-<version>.json beside the old summary")] = False) -> dict:
     "Re-score a results file without rerunning the agent; prints the per-type table."
-    s = score(path, reviews=reviews)
-    from tabulate import tabulate
-    print(tabulate(pd.DataFrame(s["scores"]).T, headers="keys", floatfmt=".3f"))
-    return s
+    with cli_errors("score"):
+        if not Path(path).exists(): raise UsageError(f"no run directory or results file at {path}")
+        if rescore: from personalwab.rescore import rescore_cli; return rescore_cli(path)
+        s = score(path, reviews=reviews)
+        from tabulate import tabulate
+        print(tabulate(pd.DataFrame(s["scores"]).T, headers="keys", floatfmt=".3f"))
+        return s
 
 def view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
     "Print a terminal table comparing one or more runs."
-    view(*paths)
+    with cli_errors("view"):
+        if missing := [str(p) for p in paths if not Path(p).exists()]: raise UsageError(f"no run or results file at {', '.join(missing)}")
+        view(*paths)

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 from filelock import FileLock
-from tqdm.auto import tqdm
+from tqdm import tqdm
 from .config import cache_dir, torch_threads
 from .schema import Benchmark
 
@@ -22,7 +22,7 @@ __all__ = ['SASRecConfig', 'item_ids', 'training_sequences', 'PointWiseFeedForwa
 # %% ../nbs/21_sasrec.ipynb #a0a3d364
 @dataclass
 class SASRecConfig:
-    "Hyper-parameters of SASRec and its training (defaults: the original's, spec §3.2/§13)."
+    "Hyper-parameters of SASRec and its training (defaults: the original's)."
     maxlen: int = 30
     hidden: int = 50
     blocks: int = 2

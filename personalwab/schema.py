@@ -4,14 +4,17 @@
 
 # %% ../nbs/01_schema.ipynb #9414694a
 from __future__ import annotations
-import json
-from typing import Any, Iterable, Literal, get_args
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import json, math
+from dataclasses import dataclass
+from typing import Annotated, Any, Iterable, Literal, get_args
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr,
+                      ValidationError, field_validator, model_validator)
 
 # %% auto #0
-__all__ = ['TaskType', 'Split', 'TASK_TYPES', 'SPLITS', 'FUNCTION_FOR_TYPE', 'TYPE_FOR_FUNCTION', 'LEVELS', 'PROFILE_FIELDS',
-           'DataError', 'Record', 'parse', 'Product', 'Review', 'Behaviour', 'Profile', 'Target', 'Task', 'User',
-           'Benchmark', 'check_benchmark', 'tiny_benchmark']
+__all__ = ['TaskType', 'Split', 'TASK_TYPES', 'SPLITS', 'FUNCTION_FOR_TYPE', 'TYPE_FOR_FUNCTION', 'MAX_DEPTH', 'MAX_TIMESTAMP',
+           'Timestamp', 'Stars', 'Count', 'NonBlank', 'Price', 'LEVELS', 'PROFILE_FIELDS', 'DAY_MS', 'DataError',
+           'too_deep', 'Record', 'parse', 'Product', 'Review', 'Behaviour', 'Profile', 'Target', 'Task', 'User',
+           'Benchmark', 'check_benchmark', 'tiny_benchmark', 'DataWarning', 'data_warnings']
 
 # %% ../nbs/01_schema.ipynb #b1a67bf3
 TaskType = Literal["search", "recommend", "review"]
@@ -32,9 +35,27 @@ class DataError(ValueError):
         super().__init__(f"{where}: {msg}")
 
 # %% ../nbs/01_schema.ipynb #d056e43c
+MAX_DEPTH = 32   # lists/dicts inside a free-form value (`details`, extra fields): the release nests 2-3 deep
+
+def too_deep(v: Any, limit: int = MAX_DEPTH) -> bool:
+    "Whether `v` nests lists/dicts more than `limit` levels deep (iterative: no recursion on hostile input)."
+    stack = [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (list, dict)):
+            if d > limit: return True
+            stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return False
+
 class Record(BaseModel):
     "Base of all records: official field names, extra fields kept, assignment validated."
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=True)
+
+    @model_validator(mode="after")
+    def _extras_not_too_deep(self):
+        for k, v in (self.model_extra or {}).items():
+            if too_deep(v): raise ValueError(f"extra field {k!r} is nested more than {MAX_DEPTH} levels deep")
+        return self
 
     def to_official(self) -> dict:
         "The record as the official release stores it (aliases, extras kept)."
@@ -44,33 +65,65 @@ def parse(model: type[BaseModel], raw: Any, file: str = "?", record: Any = "?") 
     "Validate `raw` as `model`, raising `DataError` naming `file`, `record` and the first bad field."
     if not isinstance(raw, dict): raise DataError(f"expected an object, got {type(raw).__name__}", file, record)
     try: return model.model_validate(raw)
+    except (RecursionError, OverflowError, TypeError) as e:   # what a validator may raise on absurd input besides ValidationError
+        raise DataError(f"cannot validate: {type(e).__name__}: {e}", file, record) from None
     except ValidationError as e:
         err = e.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
         raise DataError(err["msg"], file, record, field) from None
 
+# %% ../nbs/01_schema.ipynb #f5fb48f4
+MAX_TIMESTAMP = 4_102_444_800_000   # 2100-01-01T00:00:00Z in ms
+
+def _number(v: Any) -> Any:
+    if isinstance(v, bool): raise ValueError(f"expected a number, got the boolean {json.dumps(v)}")
+    if isinstance(v, float) and not math.isfinite(v): raise ValueError(f"expected a finite number, got {v}")
+    return v
+
+def _not_blank(v: str) -> str:
+    if not v.strip(): raise ValueError("must not be empty or only whitespace")
+    return v
+
+def _price(v: Any) -> Any:
+    if isinstance(v, bool): raise ValueError(f"expected a string, a number or null, got the boolean {json.dumps(v)}")
+    if isinstance(v, int) and not -1e300 < v < 1e300: raise ValueError(f"a price must be a finite number, got one of {len(str(abs(v)))} digits")
+    if isinstance(v, (int, float)) and (math.isinf(v) or v < 0): raise ValueError(f"a price must be finite and not negative, got {v}")
+    return v
+
+Timestamp = Annotated[int, BeforeValidator(_number), Strict(), Field(ge=0, le=MAX_TIMESTAMP)]
+Stars = Annotated[float, BeforeValidator(_number), Strict(), Field(ge=0, le=5)]
+Count = Annotated[int, BeforeValidator(_number), Strict(), Field(ge=0, lt=2**63)]   # fits int64 (pandas, torch)
+NonBlank = Annotated[StrictStr, AfterValidator(_not_blank)]
+Price = Annotated[StrictStr | float | None, BeforeValidator(_price)]   # NaN passes: `data_warnings` counts it
+
 # %% ../nbs/01_schema.ipynb #726e4cf4
 class Product(Record):
     "An Amazon Reviews 2023 product (metadata record)."
-    parent_asin: str = Field(min_length=1)
+    parent_asin: NonBlank
     title: str
     main_category: str | None = None
-    average_rating: float | None = None
-    rating_number: int | None = None
+    average_rating: Stars | None = None
+    rating_number: Count | None = None
     features: list[str] = []
     description: list[str] = []
-    price: str | float | None = None
+    price: Price = None
     store: str | None = None
     categories: list[Any] = []
     details: dict[str, Any] = {}
 
+    @field_validator("categories", "details")
+    @classmethod
+    def _not_too_deep(cls, v):
+        if too_deep(v): raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+        return v
+
 class Review(Record):
     "A user's review of a product; `timestamp` in milliseconds since the epoch, as Amazon 2023."
-    rating: float = Field(ge=0, le=5)
+    rating: Stars
     title: str = ""
     text: str
-    parent_asin: str = Field(min_length=1)
-    timestamp: int
+    parent_asin: NonBlank
+    timestamp: Timestamp
 
 # %% ../nbs/01_schema.ipynb #bbac2552
 class Behaviour(Record):
@@ -116,9 +169,9 @@ class Target(Record):
 
 class Task(Record):
     "An instruction of the benchmark (`task` is the instruction text, as in the release)."
-    user_id: str = Field(min_length=1)
-    task: str = Field(min_length=1)
-    timestamp: int
+    user_id: NonBlank
+    task: NonBlank
+    timestamp: Timestamp
     type: TaskType
     target: Target
     id: str = ""
@@ -137,7 +190,7 @@ class Task(Record):
 # %% ../nbs/01_schema.ipynb #d73bb536
 class User(Record):
     "A user: profile and time-ordered behaviours."
-    user_id: str = Field(min_length=1)
+    user_id: NonBlank
     profile: Profile
     behaviours: list[Behaviour] = []
 
@@ -174,6 +227,14 @@ def _dupes(xs: Iterable[str]) -> list[str]:
         seen.add(x)
     return d
 
+def _pair_errors(x: Behaviour | Target, b: Benchmark, file: str, rec: str, pre: str, catalog: str) -> None:
+    "A product+review pair must agree with itself and with the catalog's title for that ASIN."
+    asin = x.product_info.parent_asin
+    if x.review.parent_asin != asin:
+        raise DataError(f"review is of {x.review.parent_asin!r} but its product is {asin!r}", file, rec, f"{pre}review.parent_asin")
+    if asin in b.products and x.product_info.title != b.products[asin].title:
+        raise DataError(f"title {x.product_info.title!r} contradicts {catalog.rsplit('/', 1)[-1]}'s {b.products[asin].title!r} for {asin}", file, rec, f"{pre}product_info.title")
+
 def check_benchmark(b: Benchmark, files: dict[str, str] | None = None) -> Benchmark:
     "Cross-record checks; raises `DataError` for the first problem found. Returns `b`."
     f = {"products": "all_products.json", "history": "user_history.json", "tasks": "user_instructions.json"} | (files or {})
@@ -185,12 +246,14 @@ def check_benchmark(b: Benchmark, files: dict[str, str] | None = None) -> Benchm
             if ts[i] < ts[i-1]: raise DataError(f"history not in time order ({ts[i]} < {ts[i-1]})", f["history"], f"{uid}[{i}]", "review.timestamp")
         for i, x in enumerate(u.behaviours):
             if x.asin not in b.products: raise DataError(f"product {x.asin!r} not in catalog", f["history"], f"{uid}[{i}]", "product_info.parent_asin")
+            _pair_errors(x, b, f["history"], f"{uid}[{i}]", "", f["products"])
     for split, ts in b.tasks.items():
         if d := _dupes(t.id for t in ts): raise DataError(f"duplicate task id {d[0]!r}", f["tasks"], d[0], "id")
         for i, t in enumerate(ts):
             rec = f"{split}[{i}]"
             if t.user_id not in b.users: raise DataError(f"unknown user {t.user_id!r}", f["tasks"], rec, "user_id")
             if t.target_asin not in b.products: raise DataError(f"target {t.target_asin!r} not in catalog", f["tasks"], rec, "target.product_info.parent_asin")
+            _pair_errors(t.target, b, f["tasks"], rec, "target.", f["products"])
     return b
 
 # %% ../nbs/01_schema.ipynb #ea2b52e3
@@ -211,3 +274,46 @@ def tiny_benchmark() -> Benchmark:
     tasks = {"train": [mk(bs[1], "search", "I need a drink mix for long runs.", "train-00000")],
              "test": [mk(bs[2], "recommend", "Recommend something for my next hike.", "test-00000")]}
     return check_benchmark(Benchmark(products=prods, users=users, tasks=tasks, name="tiny"))
+
+# %% ../nbs/01_schema.ipynb #1280147c
+@dataclass(frozen=True)
+class DataWarning:
+    "Something a release may legitimately contain but worth a look; `kind` groups them for counting."
+    kind: str
+    msg: str
+    file: str
+    record: Any
+    field: str = ""
+    def __str__(self) -> str: return f"{self.file}: record {self.record}" + (f": field {self.field}" if self.field else "") + f": {self.msg}"
+
+def _first_diff(a: Product, b: Product) -> str | None:
+    "The first field where two records of one product differ (NaN equals NaN here), else None."
+    if a is b or a == b: return None
+    x, y = a.to_official(), b.to_official()
+    return next((k for k in dict.fromkeys([*x, *y]) if json.dumps(x.get(k), sort_keys=True) != json.dumps(y.get(k), sort_keys=True)), None)
+
+# %% ../nbs/01_schema.ipynb #8abacb98
+DAY_MS = 86_400_000
+
+def data_warnings(b: Benchmark, files: dict[str, str] | None = None) -> list[DataWarning]:
+    "The `DataWarning`s of a checked benchmark (see above), in file order."
+    f = {"products": "all_products.json", "history": "user_history.json", "tasks": "user_instructions.json"} | (files or {})
+    out: list[DataWarning] = []
+    def catalog(p: Product, file: str, rec: str, pre: str) -> None:
+        if (k := _first_diff(p, b.products[p.parent_asin])) is not None:
+            out.append(DataWarning("product differs from catalog", "differs from the catalog entry of the same ASIN", file, rec, f"{pre}product_info.{k}"))
+    for asin, p in b.products.items():
+        if isinstance(p.price, float) and math.isnan(p.price): out.append(DataWarning("NaN price", "price is NaN (null means unknown)", f["products"], asin, "price"))
+    for uid, u in b.users.items():
+        if not u.behaviours: out.append(DataWarning("user without behaviours", "has a profile but no behaviours", f["history"], uid, "user_id"))
+        for i, x in enumerate(u.behaviours): catalog(x.product_info, f["history"], f"{uid}[{i}]", "")
+    for split, ts in b.tasks.items():
+        for i, t in enumerate(ts):
+            rec, hist = f"{split}[{i}]", b.users[t.user_id].behaviours
+            if not any(x.asin == t.target_asin for x in hist):
+                out.append(DataWarning("target not in history", f"target {t.target_asin} is none of the user's {len(hist)} behaviours", f["tasks"], rec, "target.product_info.parent_asin"))
+            if (dt := t.target.review.timestamp - t.timestamp):
+                out.append(DataWarning("timestamp differs from target", f"task timestamp is {abs(dt)/DAY_MS:,.1f} days {'before' if dt > 0 else 'after'} its target review's", f["tasks"], rec, "timestamp"))
+            catalog(t.target.product_info, f["tasks"], rec, "target.")
+    if not b.tasks.get("train"): out.append(DataWarning("no train tasks", "no train tasks (PUMA trains on them)", f["tasks"], "train", "(split)"))
+    return out

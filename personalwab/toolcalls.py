@@ -8,10 +8,12 @@ import json, re, threading
 from typing import Any
 from json_repair import repair_json
 from .llm import ToolCall
+from .llm_cache import encodable
 
 # %% auto #0
-__all__ = ['CALL_FORMAT', 'render_tool', 'tools_prompt', 'content_text', 'call_text', 'flatten_tool_messages', 'with_tools',
-           'tool_names', 'parse_tool_call', 'tool_call_schema', 'enforcer_tokenizer_data', 'ToolCallConstraint']
+__all__ = ['CALL_FORMAT', 'MAX_CALL_CHARS', 'MAX_JSON_DEPTH', 'render_tool', 'tools_prompt', 'json_depth', 'loads_bounded',
+           'content_text', 'call_text', 'flatten_tool_messages', 'with_tools', 'tool_names', 'parse_tool_call',
+           'tool_call_schema', 'enforcer_tokenizer_data', 'ToolCallConstraint', 'CallComplete']
 
 # %% ../nbs/12_toolcalls.ipynb #6cfc9493
 CALL_FORMAT = ('To call a function, reply with only one JSON object and nothing else: '
@@ -31,14 +33,38 @@ def tools_prompt(tools: list[dict]) -> str:
     "The text block that tells a model which functions it may call and how."
     return "You can call these functions:\n" + "\n".join(map(render_tool, tools)) + "\n" + CALL_FORMAT
 
+# %% ../nbs/12_toolcalls.ipynb #384e7626
+MAX_CALL_CHARS = 16_000   # characters of a reply the parser reads (a call is a few hundred)
+MAX_JSON_DEPTH = 32       # nesting levels a parsed value may have (a call has 2-3)
+
+def json_depth(s: str) -> int:
+    "The deepest nesting of `{`/`[` in `s`, ignoring brackets inside double-quoted strings (linear time)."
+    depth = deepest = 0; in_str = esc = False
+    for ch in s:
+        if in_str:
+            if esc: esc = False
+            elif ch == "\\": esc = True
+            elif ch == '"': in_str = False
+        elif ch == '"': in_str = True
+        elif ch in "{[": depth += 1; deepest = max(deepest, depth)
+        elif ch in "}]" and depth: depth -= 1
+    return deepest
+
+def loads_bounded(s: str) -> Any:
+    "`s` parsed as JSON (repaired if broken), or None when it is too long, too deep or unparseable; never raises."
+    if not isinstance(s, str) or len(s) > MAX_CALL_CHARS or json_depth(s) > MAX_JSON_DEPTH: return None
+    try: return json.loads(s)
+    except (ValueError, RecursionError): pass          # ValueError also covers over-long integers
+    try: return repair_json(s, return_objects=True)
+    except Exception: return None
+
 # %% ../nbs/12_toolcalls.ipynb #4fef01e6
 def _load_args(a: Any) -> dict:
     "Arguments as a dict, whether given as a dict or as a (possibly broken) JSON string."
     if isinstance(a, str):
         a = a.strip()
         if not a: return {}
-        try: a = json.loads(a)
-        except ValueError: a = repair_json(a, return_objects=True)
+        a = loads_bounded(a)
     return a if isinstance(a, dict) else {}
 
 def content_text(content: Any) -> str:
@@ -97,12 +123,6 @@ def _balanced_spans(text: str) -> list[str]:
     if depth and start is not None: spans.append(text[start:])  # truncated object: let json_repair try
     return spans
 
-def _loads(s: str) -> Any:
-    try: return json.loads(s)
-    except ValueError: pass
-    try: return repair_json(s, return_objects=True)
-    except Exception: return None
-
 def _as_call(obj: Any) -> tuple[str, dict] | None:
     "A (name, arguments) pair if `obj` looks like a function call."
     if isinstance(obj, list) and obj: obj = obj[0]
@@ -115,21 +135,29 @@ def _as_call(obj: Any) -> tuple[str, dict] | None:
     return name.strip(), _load_args(args)
 
 # %% ../nbs/12_toolcalls.ipynb #76ca7015
-def tool_names(tools: list[dict] | None) -> list[str]: return [_fn(t)["name"] for t in tools or []]
+def tool_names(tools: list[dict] | None) -> list[str]:
+    "The function names of OpenAI-style `tools` (none for `None`)."
+    return [_fn(t)["name"] for t in tools or []]
 
 def parse_tool_call(text: str, tools: list[dict] | None = None, strict: bool = True) -> tuple[ToolCall | None, str | None]:
-    "Find a function call in `text`: (ToolCall, None), (None, None) for plain text, or (None, error)."
-    text = text or ""
+    "Find a function call in `text`: (ToolCall, None), (None, None) for plain text, or (None, error); never raises."
+    text = encodable(text if isinstance(text, str) else "")
+    long = len(text) > MAX_CALL_CHARS
+    text = text[:MAX_CALL_CHARS]                       # bounded work: see `loads_bounded`
     names = tool_names(tools)
     cands = _FENCE.findall(text) + _balanced_spans(text)
-    unknown = None
+    unknown = deep = None
     for c in cands:
-        call = _as_call(_loads(c.strip()))
+        c = c.strip()
+        if json_depth(c) > MAX_JSON_DEPTH: deep = deep or c; continue
+        call = _as_call(loads_bounded(c))
         if call is None: continue
         if strict and names and call[0] not in names:
             unknown = unknown or call[0]; continue
-        return ToolCall(call[0], call[1], raw=c.strip()), None
+        return ToolCall(call[0], encodable(call[1]), raw=c), None
     if unknown: return None, f"unknown function {unknown!r}; available: {names}"
+    if deep: return None, f"unparseable tool call: JSON nested deeper than {MAX_JSON_DEPTH} levels: {deep[:80]!r}"
+    if long and ("{" in text or "[" in text): return None, f"unparseable tool call: a reply longer than {MAX_CALL_CHARS:,} characters: {text[:80]!r}"
     looks_like_call = ("{" in text and re.search(r"""["']?(name|function|arguments)["']?\s*:""", text)) or \
                       any(re.search(rf"\b{re.escape(n)}\s*\(", text) for n in names)
     if looks_like_call: return None, f"unparseable tool call: {text[:200]!r}"
@@ -193,3 +221,25 @@ class ToolCallConstraint:
             allowed = [a for a in allowed if a < scores.shape[-1]] or [self.eos]
             mask[row, allowed] = 0
         return scores + mask
+
+# %% ../nbs/12_toolcalls.ipynb #1cb8bc61
+class CallComplete:
+    "A transformers stopping criterion: a row is done once its reply holds a complete JSON call to one of `tools`."
+    def __init__(self, tokenizer, tools: list[dict], prompt_len: int):
+        self.tok, self.names, self.prompt_len = tokenizer, set(tool_names(tools)), prompt_len
+
+    def done(self, text: str) -> bool:
+        "Whether `text` already holds a closed, plain-JSON call to a known tool (outside any open fence)."
+        if text.count("```") % 2: return False
+        for s in _balanced_spans(text):
+            if not s.endswith("}"): continue
+            try: call = _as_call(json.loads(s))
+            except ValueError: continue
+            if call and call[0] in self.names: return True
+        return False
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+        out = [("}" in self.tok.decode(seq[-1:])) and self.done(self.tok.decode(seq, skip_special_tokens=True))
+               for seq in input_ids[:, self.prompt_len:].tolist()]
+        return torch.tensor(out, dtype=torch.bool, device=input_ids.device)

@@ -9,7 +9,7 @@ import json, tempfile
 from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from personalwab.schema import Behaviour, DataError, Review, User, tiny_benchmark
+from personalwab.schema import MAX_TIMESTAMP, Behaviour, DataError, Review, User, tiny_benchmark
 from personalwab.official import load_official, write_official
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -20,7 +20,7 @@ def benchmarks(draw):
     b = tiny_benchmark()
     for i in range(draw(st.integers(0, 3))):
         uid = f"U{i+2}{draw(st.text('abcXYZ', max_size=5))}"
-        ts = sorted(draw(st.lists(st.integers(0, 10**13), max_size=4)))
+        ts = sorted(draw(st.lists(st.integers(0, MAX_TIMESTAMP), max_size=4)))
         asins = list(b.products)
         bs = [Behaviour(product_info=b.products[asins[j % 3]], split=draw(st.sampled_from(["history", "train", "test"])),
                         review=Review(rating=draw(st.floats(0, 5)), title=draw(text), text=draw(text), parent_asin=asins[j % 3], timestamp=t))
@@ -59,3 +59,136 @@ def test_missing_each_file():
         with tempfile.TemporaryDirectory() as d:
             write_official(tiny_benchmark(), d); (Path(d)/f).unlink()
             with pytest.raises(DataError, match=f.replace(".", r"\.")): load_official(d)
+
+# ---- class 3: nothing clearly wrong passes silently ------------------------------------------------
+from personalwab.official import HISTORY, INSTRUCTIONS, PRODUCTS, PROFILES
+from personalwab.schema import Profile, data_warnings
+
+# (file, path to a numeric value inside the raw JSON, the field the DataError must name)
+NUMERIC = [(HISTORY, ["U1", 0, "review", "rating"], "review.rating"),
+           (HISTORY, ["U1", 2, "review", "timestamp"], "review.timestamp"),
+           (HISTORY, ["U1", 1, "product_info", "rating_number"], "product_info.rating_number"),
+           (PRODUCTS, ["B000000002", "average_rating"], "average_rating"),
+           (PRODUCTS, ["B000000003", "rating_number"], "rating_number"),
+           (PRODUCTS, ["B000000001", "price"], "price"),
+           (INSTRUCTIONS, ["test", 0, "timestamp"], "timestamp"),
+           (INSTRUCTIONS, ["train", 0, "target", "review", "rating"], "target.review.rating"),
+           (INSTRUCTIONS, ["test", 0, "target", "review", "timestamp"], "target.review.timestamp")]
+BAD_NUMBERS = st.one_of(st.booleans(), st.sampled_from([float("nan"), float("inf"), float("-inf")]),
+                        st.integers(max_value=-1), st.integers(min_value=MAX_TIMESTAMP + 1),
+                        st.integers(19, 6000).map(lambda k: ("digits", k)), st.floats(max_value=-1e-9, allow_nan=False))
+
+def _set(obj, path, value):
+    for k in path[:-1]: obj = obj[k]
+    obj[path[-1]] = value
+
+def _write_corrupt(d, fname, path, value, parts=1):
+    write_official(tiny_benchmark(), d, parts=parts)
+    p = Path(d)/fname; obj = json.loads(p.read_text())
+    if isinstance(value, tuple):             # ("digits", k): the integer 10**k, written as digits (Python refuses to print > 4300)
+        _set(obj, path, "@@"); p.write_text(json.dumps(obj).replace('"@@"', "1" + "0" * value[1]))
+    else: _set(obj, path, value); p.write_text(json.dumps(obj))   # NaN/Infinity as Python's json writes them
+
+@SETTINGS
+@given(where=st.sampled_from(NUMERIC), value=BAD_NUMBERS)
+def test_bad_numbers_are_data_errors(where, value):
+    "Booleans, NaN, infinities, negatives, huge numbers: a DataError naming file and field (a NaN or huge price is allowed)."
+    fname, path, field = where
+    may_pass = (field == "price" and not isinstance(value, bool) and (isinstance(value, tuple) or value != value or 0 <= value < float("inf"))
+                or field.endswith("rating_number") and type(value) is int and 0 <= value < 2**63)   # a large but valid count
+    with tempfile.TemporaryDirectory() as d:
+        _write_corrupt(d, fname, path, value)
+        if may_pass:
+            try: load_official(d); return
+            except DataError: pass
+        with pytest.raises(DataError) as e: load_official(d)
+    assert Path(e.value.file).name == fname, str(e.value)
+    assert e.value.field in (field, "(syntax)"), str(e.value)      # (syntax): an integer of > 4300 digits
+    assert "\n" not in str(e.value)
+
+@SETTINGS
+@given(where=st.sampled_from(NUMERIC), depth=st.one_of(st.integers(1, 60), st.integers(1000, 200_000)))
+def test_deep_nesting(where, depth):
+    "Deep nesting anywhere: a DataError naming the file, never a RecursionError or a traceback."
+    fname, path, field = where
+    with tempfile.TemporaryDirectory() as d:
+        write_official(tiny_benchmark(), d)
+        p = Path(d)/fname; obj = json.loads(p.read_text()); _set(obj, path, "@@")
+        p.write_text(json.dumps(obj).replace('"@@"', "[" * depth + "]" * depth))
+        with pytest.raises(DataError) as e: load_official(d)
+    assert Path(e.value.file).name == fname, str(e.value)
+
+@settings(max_examples=25, deadline=None)
+@given(parts=st.integers(3, 6), data=st.data())
+def test_missing_middle_part(parts, data):
+    "A deleted part file other than the last is named; the rest of the release is not loaded without it."
+    b = tiny_benchmark()
+    for i in range(parts * 2): b.users[f"U{i+2}"] = User(user_id=f"U{i+2}", profile=b.users["U1"].profile, behaviours=[])
+    kind = data.draw(st.sampled_from(["user_history", "all_products"]))
+    gap = data.draw(st.integers(1, parts - 1))
+    with tempfile.TemporaryDirectory() as d:
+        write_official(b, d, parts=parts)
+        (Path(d)/f"{kind}_part_{gap}.json").unlink()
+        with pytest.raises(DataError, match=rf"{kind}_part_{gap}\.json: record -: missing part {gap} of {parts}"): load_official(d)
+
+WHITESPACE = st.text(" \t\n\r\u00a0\u2003", min_size=0, max_size=6)
+
+@SETTINGS
+@given(ws=WHITESPACE, where=st.sampled_from([(INSTRUCTIONS, ["test", 0, "task"], "task"), (INSTRUCTIONS, ["train", 0, "user_id"], "user_id"),
+                                              (HISTORY, ["U1", 0, "review", "parent_asin"], "review.parent_asin")]))
+def test_blank_texts(ws, where):
+    fname, path, field = where
+    with tempfile.TemporaryDirectory() as d:
+        _write_corrupt(d, fname, path, ws)
+        with pytest.raises(DataError) as e: load_official(d)
+    assert (Path(e.value.file).name, e.value.field) == (fname, field), str(e.value)
+
+def test_contradictions():
+    "A review of another product, a title contradicting the catalog, a release without test tasks."
+    cases = [(HISTORY, ["U1", 0, "review", "parent_asin"], "B000000002", "U1[0]", "review.parent_asin"),
+             (INSTRUCTIONS, ["test", 0, "target", "review", "parent_asin"], "B000000001", "test[0]", "target.review.parent_asin"),
+             (HISTORY, ["U1", 2, "product_info", "title"], "Something Else", "U1[2]", "product_info.title"),
+             (INSTRUCTIONS, ["train", 0, "target", "product_info", "title"], "Other", "train[0]", "target.product_info.title"),
+             (INSTRUCTIONS, ["test"], [], "test", "(split)")]
+    for fname, path, value, rec, field in cases:
+        with tempfile.TemporaryDirectory() as d:
+            _write_corrupt(d, fname, path, value)
+            with pytest.raises(DataError) as e: load_official(d)
+            assert (Path(e.value.file).name, e.value.record, e.value.field) == (fname, rec, field), str(e.value)
+    with tempfile.TemporaryDirectory() as d:
+        write_official(tiny_benchmark(), d)
+        (Path(d)/INSTRUCTIONS).write_text(json.dumps({"train": json.loads((Path(d)/INSTRUCTIONS).read_text())["train"]}))
+        with pytest.raises(DataError, match="no test split"): load_official(d)
+
+def test_warnings_after_loading():
+    "What the release may contain loads, and `data_warnings` counts it: target never had, task dated before its review, NaN price."
+    b = tiny_benchmark()
+    with tempfile.TemporaryDirectory() as d:
+        write_official(b, d)
+        raw = json.loads((Path(d)/INSTRUCTIONS).read_text())
+        raw["test"][0]["timestamp"] = 2_500          # the user never had the target by then, the review is later
+        raw["train"][0]["target"] = raw["test"][0]["target"] | {}
+        (Path(d)/INSTRUCTIONS).write_text(json.dumps(raw))
+        prods = json.loads((Path(d)/PRODUCTS).read_text()); prods["B000000001"]["price"] = float("nan")
+        (Path(d)/PRODUCTS).write_text(json.dumps(prods))
+        got = load_official(d)
+    kinds = [w.kind for w in data_warnings(got)]
+    assert kinds.count("timestamp differs from target") == 2 and "NaN price" in kinds, kinds
+    assert kinds.count("product differs from catalog") == 1, kinds      # the history copy of B000000001 still has its price
+
+@SETTINGS
+@given(depth=st.integers(1, 2000), where=st.sampled_from([(PRODUCTS, ["B000000001", "details", "x"], "details"),
+                                                         (PRODUCTS, ["B000000002", "categories"], "categories"),
+                                                         (HISTORY, ["U1", 0, "product_info", "extra"], "product_info"),
+                                                         (INSTRUCTIONS, ["test", 0, "note"], "")]))
+def test_deep_free_form_values(depth, where):
+    "Free-form values (details, categories, extra fields) load up to 32 levels of nesting; deeper is a DataError, never a crash later."
+    fname, path, field = where
+    with tempfile.TemporaryDirectory() as d:
+        write_official(tiny_benchmark(), d)
+        p = Path(d)/fname; obj = json.loads(p.read_text()); _set(obj, path, "@@")
+        p.write_text(json.dumps(obj).replace('"@@"', "[" * depth + "]" * depth))
+        if depth + (field == "details") <= 32:
+            b = load_official(d); json.dumps([p.to_official() for p in b.products.values()]); return
+        with pytest.raises(DataError) as e: load_official(d)
+    assert Path(e.value.file).name == fname and (e.value.field.startswith(field) or e.value.field == "(syntax)"), str(e.value)

@@ -18,6 +18,7 @@ def readme_text(nb_path: Path = ROOT/"nbs"/"index.ipynb") -> str:
     for c in nb.cells:
         if c.cell_type == "code": c.source = "\n".join(l for l in c.source.splitlines() if not l.startswith("#|"))
     body, _ = MarkdownExporter().from_notebook_node(nb)
+    body = re.sub(r"\]\((?![a-z]+:|/|#)([^)\s]+\.ipynb(?:#[^)\s]*)?)\)", r"](nbs/\1)", body)   # notebook links, from the repo root
     return HEADER + re.sub(r"\n{3,}", "\n\n", body).strip() + "\n"
 
 def main(argv=None):

@@ -14,7 +14,7 @@ are cached by the runner (a config-addressed results folder), so a re-run only r
 Usage: python tools/reproduce.py [--profile default|smoke] [--only NAME ...] [--out DIR]
 """
 from __future__ import annotations
-import argparse, os, subprocess, sys, tempfile, time
+import argparse, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +36,18 @@ def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"))
     return [p for p in nbs if not only or any(o in p.stem for o in only)]
 
+NOISE = re.compile(r"\d+%\|[^|\n]*\||\[\d\d:\d\d<|\w+Warning\b|Traceback \(most recent call last\)|(?<![\w.])/(?:tmp|work|root|home)/")
+
+def noise(nb_path: Path) -> list[str]:
+    "Cells of an executed notebook whose outputs show a progress bar, a warning, a traceback or a machine path."
+    import nbformat
+    out = []
+    for i, c in enumerate(nbformat.read(nb_path, as_version=4).cells):
+        for o in c.get("outputs", []):
+            txt = o.get("text", "") if "text" in o else "\n".join(str(v) for k, v in o.get("data", {}).items() if k.startswith("text/"))
+            if m := NOISE.search(txt): out.append(f"{nb_path.name} cell {i}: {txt[max(0, m.start()-40):m.end()+40]!r}"); break
+    return out
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
     ap.add_argument("--profile", choices=["default", "smoke"], default="default")
@@ -43,7 +55,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, a temp dir for smoke)")
     args = ap.parse_args(argv)
     import papermill as pm
-    for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false"}.items():
+    for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
+                 # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
+                 "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}.items():
         os.environ.setdefault(k, v)
     smoke = args.profile == "smoke"
     out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else ROOT/"figures")
@@ -65,6 +79,7 @@ def main(argv=None) -> int:
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
             print(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}", flush=True)
+            for line in noise(dest): print(f"    WARNING: {line}", flush=True)
         except Exception as e:  # keep going: report every failure at the end
             failures.append(nb.name); print(f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}", flush=True)
     print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
