@@ -22,6 +22,7 @@ from .llm_cache import encodable
 from .toolcalls import loads_bounded
 from .env import Action, Episode, WebEnv, StepResult
 from .functions import TERMINAL_FUNCTIONS
+from .rule_agents import RuleAgent
 from .memory import (Memory, get_memory, memory_length, ORIGINAL_MEMORY_LENGTH, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
                                 interec_update_messages, parse_profile_update, PUMA_MEMORY_LENGTH, fit_prefix)
 
@@ -373,6 +374,8 @@ METHODS: dict[str, Callable[..., Agent]] = {
     "recmind": lambda llm, b, **kw: FunctionCallingAgent(llm, b, "recmind", include_details=True, rules=RECMIND_RULES, **kw),
     "interecagent": lambda llm, b, **kw: InteRecAgent(llm, b, **kw),
     "puma_gpt": lambda llm, b, **kw: PumaGPTAgent(llm, b, **kw),
+    "rules": lambda llm, b, **kw: RuleAgent(b, **kw),   # no LLM (personalwab.rule_agents)
+    "rules_category": lambda llm, b, **kw: RuleAgent(b, use_target_category=True, **kw),
     "puma": lambda llm, b, **kw: __import__("personalwab.puma_agent", fromlist=["PumaAgent"]).PumaAgent(llm, b, **kw),
 }
 

@@ -13,8 +13,9 @@ from .schema import TASK_TYPES
 # %% auto #0
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
            'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'memory_params', 'memory_note', 'table_configs',
-           'table4_configs', 'puma_config', 'puma_config_for', 'puma_models', 'table3_configs', 'model_version_factory',
-           'puma_relevant_memory_factory', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
+           'table4_configs', 'with_limits', 'puma_config', 'puma_config_for', 'puma_models', 'table3_configs',
+           'model_version_factory', 'puma_relevant_memory_factory', 'run_all', 'records', 'scores_long', 'task_counts',
+           'attempts']
 
 # %% ../nbs/62_experiments.ipynb #2c944228
 SINGLE_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory", "react", "recmind", "puma_gpt", "puma"]
@@ -63,6 +64,11 @@ def table4_configs(methods, *, agent_llm="smollm2", user_llm="smollm2", limit=No
     if smoke: agent_llm, user_llm, limit, max_steps = SMOKE_LLM, SMOKE_LLM, SMOKE_LIMIT, SMOKE_MAX_STEPS
     return table_configs(methods, "multi", agent_llm=agent_llm, user_llm=user_llm, limit=limit, seed=seed, data=data,
                          max_steps=max_steps, workers=workers, agent_params=agent_params, memory_lengths=memory_lengths)
+
+# %% ../nbs/62_experiments.ipynb #c353394f
+def with_limits(configs: dict, limits: dict | None) -> dict:
+    "`configs` with the task limit of the methods in `limits` (`{method: limit}`) replaced; methods not in `configs` are ignored."
+    return {k: c.model_copy(update={"limit": limits[k]}) if limits and k in limits else c for k, c in configs.items()}
 
 # %% ../nbs/62_experiments.ipynb #60cc9da2
 PUMA_SMOKE_CONFIG = "configs/puma/tiny.yaml"
@@ -153,14 +159,23 @@ def records(r, ok: bool = True) -> pd.DataFrame:
     df = df[df.task_id.isin(r.task_ids)] if hasattr(r, "task_ids") else df
     return df[df.status == "ok"] if ok else df
 
-def scores_long(results: dict, metrics=("function_acc", "result_acc")) -> pd.DataFrame:
-    "Per-type and overall (count-weighted) scores of each run, long format (row, part, metric, value, n)."
-    from personalwab.metrics import aggregate
+def scores_long(results: dict, metrics=("function_acc", "result_acc"), ci: bool = True, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per-type and overall (count-weighted) scores of each run, long format (row, part, metric, value, n), and with `ci`
+    each cell's 95% percentile bootstrap interval (lo, hi) over its tasks (the overall cell resamples within each type).
+    A cell with a type of fewer than two tasks gets no interval (NaN): resampling one task always returns it."""
+    from personalwab.metrics import aggregate, bootstrap_ci
     rows = []
     for key, r in results.items():
-        agg = aggregate(records(r).astype({c: float for c in ("function_acc", "result_acc", "steps")}))
-        rows += [(key, part, m, float(row[m]), int(row["n"])) for part, row in agg.iterrows() for m in metrics]
-    return pd.DataFrame(rows, columns=["row", "part", "metric", "value", "n"])
+        df = records(r).astype({c: float for c in ("function_acc", "result_acc", "steps")})
+        for part, row in aggregate(df).iterrows():
+            sub = df if part == "overall" else df[df.type == part]
+            strata = sub.type.to_numpy() if part == "overall" else None
+            enough = sub.type.value_counts().min() >= 2
+            for m in metrics:
+                bounds = (bootstrap_ci(sub[m].to_numpy(), n_boot=n_boot, seed=seed, strata=strata) if enough
+                          else (float("nan"), float("nan"))) if ci else ()
+                rows.append((key, part, m, float(row[m]), int(row["n"]), *bounds))
+    return pd.DataFrame(rows, columns=["row", "part", "metric", "value", "n", *(["lo", "hi"] if ci else [])])
 
 def task_counts(results: dict) -> pd.DataFrame:
     "Number of scored tasks per type in each run (what every number averages over), and errored tasks."

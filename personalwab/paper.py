@@ -18,7 +18,8 @@ PAPER_TEST_TYPES = {"search": 694, "recommend": 757, "review": 723}   # test ins
 METHOD_LABELS = {"no_memory": "No Memory", "random_memory": "Random Memory", "last_memory": "Last Memory",
                  "relevant_memory": "Relevant Memory", "react": "ReAct", "reflection": "Reflection",
                  "recmind": "RecMind", "interecagent": "InteRecAgent",
-                 "puma_gpt": "Task-specific memory (PUMA-style, agent LLM)", "puma": "PUMA (trained model)"}
+                 "puma_gpt": "Task-specific memory (PUMA-style, agent LLM)", "puma": "PUMA (trained model)",
+                 "rules": "Rules, no LLM", "rules_category": "Rules, no LLM, target category (upper reference)"}
 
 # %% ../nbs/60_paper.ipynb #57078697
 def paper_long(rows: dict, metrics: tuple[str, ...] = ("function_acc", "result_acc")) -> pd.DataFrame:

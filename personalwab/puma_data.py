@@ -21,6 +21,7 @@ __all__ = ['SEARCH_LABEL_SYSTEM', 'SEARCH_LABEL_SHOTS', 'Example', 'function_exa
 from .puma_agent import function_prompt, param_prompt, as_messages
 
 # %% ../nbs/50_puma_data.ipynb #e50fe0d3
+from .rule_agents import same_category_sequence
 from .memory import taskspecific_memory, taskspecific_behaviours, get_embedder, format_behaviour
 
 # %% ../nbs/50_puma_data.ipynb #94258cea
@@ -49,11 +50,8 @@ def function_example(task: Task) -> Example:
 # %% ../nbs/50_puma_data.ipynb #7e9343c2
 def recommend_label(b: Benchmark, task: Task, k: int = 100, token_budget: int | None = 768, tokenizer=None, max_items: int = 30) -> list[str]:
     "Most recent same-category ASINs of the retrieved task-specific memory (oldest first, <= max_items); [] if memory is empty."
-    mem = taskspecific_behaviours(b, task, "recommend", k, token_budget, tokenizer)   # what the prompt shows, oldest first
-    mem = sorted(mem, key=lambda h: h.timestamp)
-    cat = task.target.product_info.main_category
-    same = [h.asin for h in mem if h.product_info.main_category == cat]
-    return list(dict.fromkeys(same or [h.asin for h in mem]))[-max_items:]
+    mem = taskspecific_behaviours(b, task, "recommend", k, token_budget, tokenizer)   # what the prompt shows
+    return same_category_sequence(mem, task.target.product_info.main_category, max_items)
 
 # %% ../nbs/50_puma_data.ipynb #ad57a7d9
 SEARCH_LABEL_SYSTEM = ("You write search queries for an online shop. Given a shopper's request and their past purchases, "

@@ -13,7 +13,7 @@ from .schema import TASK_TYPES
 
 # %% auto #0
 __all__ = ['REPRODUCTION_OUTPUTS', 'LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 'save_table', 'save_figure', 'machine', 'commit',
-           'describe_benchmark', 'llm_name', 'provenance', 'side_by_side', 'reading']
+           'describe_benchmark', 'llm_name', 'provenance', 'side_by_side', 'with_intervals', 'interval_bars', 'reading']
 
 # %% ../nbs/61_report.ipynb #6f15773c
 def _replace(tmp: Path, dest: Path) -> Path:
@@ -26,14 +26,16 @@ def flat_columns(df: pd.DataFrame) -> pd.DataFrame:
     return flat
 
 def save_table(df: pd.DataFrame, out_dir, name: str, caption: str = "", note: str = "", floatfmt: str | tuple = ".3f",
-               index: bool = True) -> list[Path]:
-    "Write `df` as `<name>.csv` and `<name>.md` (caption, table, note) into `out_dir`, atomically. A MultiIndex of rows becomes columns."
+               index: bool = True, shown: pd.DataFrame | None = None) -> list[Path]:
+    """Write `df` as `<name>.csv` and `<name>.md` (caption, table, note) into `out_dir`, atomically. A MultiIndex of rows
+    becomes columns. `shown`: what the Markdown shows instead of `df` (e.g. `with_intervals(df)`); the CSV keeps every number."""
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
     flat = flat_columns(df)
     if index and isinstance(flat.index, pd.MultiIndex): flat, index = flat.reset_index(), False
     tmp = out/f".{name}.csv.tmp"; flat.to_csv(tmp, index=index, float_format="%.4f")
     csv = _replace(tmp, out/f"{name}.csv")
-    md = ([f"**{caption}**", ""] if caption else []) + [flat.to_markdown(index=index, floatfmt=floatfmt), ""]
+    view = flat if shown is None else flat_columns(shown)
+    md = ([f"**{caption}**", ""] if caption else []) + [view.to_markdown(index=index, floatfmt=floatfmt), ""]
     if note: md += [note, ""]
     tmp = out/f".{name}.md.tmp"; tmp.write_text("\n".join(md), encoding="utf-8")
     return [csv, _replace(tmp, out/f"{name}.md")]
@@ -101,17 +103,47 @@ METRIC_SHORT = {"function_acc": "F", "result_acc": "R", "steps": "steps"}
 
 def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, labels: dict | None = None,
                  ours_name: str = "this run", paper_name: str = "paper") -> pd.DataFrame:
-    "Wide table: one row per method, columns (part, metric, source) with this run next to the paper."
+    """Wide table: one row per method, columns (part, metric, source) with this run next to the paper. When `ours`
+    carries bootstrap bounds (`lo`, `hi`) and task counts (`n`), they follow as sources `"<ours_name> lo"`/`"... hi"`
+    and a first column `n` (the tasks behind the overall cell): the numbers `with_intervals` shows."""
+    bounds = [c for c in ("lo", "hi") if c in ours]
     a = ours.assign(source=ours_name)[["row", "part", "metric", "source", "value"]]
+    extra = [ours.assign(source=f"{ours_name} {c}", value=ours[c])[a.columns] for c in bounds]
     b = paper[paper.row.isin(ours.row.unique())].assign(source=paper_name)[["row", "part", "metric", "source", "value"]]
-    long = pd.concat([a, b], ignore_index=True)
+    long = pd.concat([a, *extra, b], ignore_index=True).dropna(subset=["value"])
     long["metric"] = long.metric.map(METRIC_SHORT)
     w = long.pivot_table(index="row", columns=["part", "metric", "source"], values="value", sort=False)
-    order = [(p, m, s) for p in PARTS for m in dict.fromkeys(long.metric) for s in (ours_name, paper_name) if (p, m, s) in w.columns]
+    sources = (ours_name, *(f"{ours_name} {c}" for c in bounds), paper_name)
+    order = [(p, m, s) for p in PARTS for m in dict.fromkeys(long.metric) for s in sources if (p, m, s) in w.columns]
     w = w[order].reindex(list(dict.fromkeys(ours.row)))
+    if "n" in ours:
+        n = ours[ours.part == "overall"].drop_duplicates("row").set_index("row").n.reindex(w.index)
+        w.insert(0, ("n", "", ""), n.astype("Int64"))
     if labels: w.index = [labels.get(i, i) for i in w.index]
     w.index.name = None
     return w
+
+# %% ../nbs/61_report.ipynb #993a7950
+def with_intervals(wide: pd.DataFrame, ours_name: str = "this run", digits: int = 3) -> pd.DataFrame:
+    "The display form of `side_by_side`'s table: this run's cells as `value ±half-width` text, the bound columns dropped."
+    out = wide.copy()
+    for col in [c for c in wide.columns if isinstance(c, tuple) and c[-1] == ours_name]:
+        lo, hi = (*col[:-1], f"{ours_name} lo"), (*col[:-1], f"{ours_name} hi")
+        if lo not in wide.columns or hi not in wide.columns: continue
+        half = (wide[hi] - wide[lo]) / 2
+        out[col] = [f"{v:.{digits}f}" + ("" if pd.isna(h) else f" ±{h:.2f}") if pd.notna(v) else "" for v, h in zip(wide[col], half)]
+        out = out.drop(columns=[lo, hi])
+    return out
+
+# %% ../nbs/61_report.ipynb #e4d5762a
+def interval_bars(ax, bars, lo, hi, color: str = "black") -> None:
+    "Error bars from `lo` to `hi` (one per bar, NaN skipped) on the bars of `bars` (from `ax.barh`/`ax.bar` or pandas)."
+    import numpy as np
+    horizontal = bars.orientation == "horizontal" if hasattr(bars, "orientation") else True
+    for p, l, h in zip(bars.patches, np.asarray(lo, float), np.asarray(hi, float)):
+        if np.isnan(l) or np.isnan(h): continue
+        if horizontal: ax.plot([l, h], [p.get_y() + p.get_height() / 2] * 2, color=color, lw=1.2, solid_capstyle="butt")
+        else: ax.plot([p.get_x() + p.get_width() / 2] * 2, [l, h], color=color, lw=1.2, solid_capstyle="butt")
 
 # %% ../nbs/61_report.ipynb #2e352488
 def reading(ours: pd.DataFrame, paper: pd.DataFrame, labels: dict | None = None, what: str = "method") -> str:
