@@ -12,10 +12,10 @@ from .schema import TASK_TYPES
 
 # %% auto #0
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
-           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'memory_params', 'memory_note', 'table_configs',
-           'table4_configs', 'with_limits', 'puma_config', 'puma_config_for', 'puma_models', 'table3_configs',
-           'model_version_factory', 'puma_relevant_memory_factory', 'run_all', 'records', 'scores_long', 'task_counts',
-           'attempts']
+           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'DEFAULT_BUDGET',
+           'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits', 'puma_config',
+           'puma_config_for', 'puma_models', 'table3_configs', 'model_version_factory', 'puma_relevant_memory_factory',
+           'table5_configs', 'table6_configs', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
 
 # %% ../nbs/62_experiments.ipynb #2c944228
 SINGLE_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory", "react", "recmind", "puma_gpt", "puma"]
@@ -130,6 +130,27 @@ def puma_relevant_memory_factory(cfg, b):
     agent = PumaRelevantMemory(shared_llm(cfg.agent_llm), b, **{k: v for k, v in agent_kwargs(cfg).items() if k not in ("memory", "_model")})
     agent.name = "puma"
     return agent
+
+# %% ../nbs/62_experiments.ipynb #e94c3f55
+PUMA_ABLATIONS = {"full": "PUMA", "no_taskspecific_memory": "w/o task-specific memory", "no_sft": "w/o SFT", "no_dpo": "w/o DPO"}
+TABLE5_FACTORIES = {"no_taskspecific_memory": puma_relevant_memory_factory}
+DEFAULT_BUDGET = 768   # the PUMA agent's default memory token budget
+
+def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
+    from personalwab.runner import RunConfig
+    return RunConfig(method="puma", track="single", agent_llm=llm, limit=limit, seed=seed, data=data, workers=workers,
+                     params={"_model": models["version"]} | params)
+
+def table5_configs(models: dict, *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
+    "Table 5's rows: the final model; it with relevant memory (see `TABLE5_FACTORIES`); the base model (w/o SFT); the SFT model (w/o DPO)."
+    c = lambda llm, **p: _puma_config(models, llm, limit, seed, data, workers, **p)
+    return {"full": c(models["full"]), "no_taskspecific_memory": c(models["full"], memory="relevant"),
+            "no_sft": c(models["base"]), "no_dpo": c(models["sft"])}
+
+def table6_configs(models: dict, budgets=(256, 512, 768), *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
+    "Table 6's rows: the final model with each memory token budget at inference."
+    return {t: _puma_config(models, models["full"], limit, seed, data, workers, **({} if t == DEFAULT_BUDGET else {"token_budget": t}))
+            for t in budgets}
 
 # %% ../nbs/62_experiments.ipynb #d1d27062
 def run_all(configs: dict, progress: bool = True, agent_factories: dict | None = None, out_dir=None) -> dict:

@@ -112,7 +112,7 @@ def search_labels(items: list[tuple[Task, str]], llm=None, cache: str | Path | N
     todo = [(t, m) for t, m in items if t.id not in done]
     f = open(cache, "a") if cache else None
     try:
-        for t, m in tqdm(todo, desc="search labels", disable=not progress or not todo):
+        for t, m in tqdm(todo, desc="search labels", disable=True if not progress or not todo else None):
             c = llm.chat(search_label_messages(t, m), max_tokens=max_tokens, temperature=0.0, role="generator")[0]
             done[t.id] = clean_query(c.text or "")
             if f: f.write(json.dumps({"id": t.id, "query": done[t.id], "raw": c.text}) + "\n"); f.flush()
@@ -165,7 +165,7 @@ def warm_embeddings(b: Benchmark, tasks: list[Task], batch: int = 512, progress:
     "Embed every instruction and pre-task behaviour once, in large batches (memory retrieval then hits the cache)."
     texts = list(dict.fromkeys([t.task for t in tasks] + [format_behaviour(x) for t in tasks for x in b.history_before(t.user_id, t.timestamp)]))
     emb = get_embedder()
-    for i in tqdm(range(0, len(texts), batch), desc="embed memory", disable=not progress): emb.encode(texts[i:i+batch])
+    for i in tqdm(range(0, len(texts), batch), desc="embed memory", disable=None if progress else True): emb.encode(texts[i:i+batch])
 
 def _load_tok(tokenizer):
     if not isinstance(tokenizer, (str, Path)): return tokenizer
@@ -183,13 +183,13 @@ def prepare_data(b: Benchmark, out_dir: str | Path, tokenizer, split: str = "tra
     tasks = [t for t in b.split(split) if task_ids is None or t.id in set(task_ids)][:limit]
     if not tasks: raise ValueError(f"no tasks in split {split!r} (limit={limit}, task_ids={task_ids})")
     warm_embeddings(b, tasks, progress=progress)
-    mems = {t.id: taskspecific_memory(b, t, t.type, k=k, token_budget=token_budget, tokenizer=tok) for t in tqdm(tasks, desc="memory", disable=not progress)}
+    mems = {t.id: taskspecific_memory(b, t, t.type, k=k, token_budget=token_budget, tokenizer=tok) for t in tqdm(tasks, desc="memory", disable=None if progress else True)}
     searches = [(t, mems[t.id]) for t in tasks if t.type == "search"]
     if searches and llm is None: raise ValueError("search tasks need an LLM for pseudo-labels: pass llm=get_llm(spec)")
     queries = search_labels(searches, llm, cache=out/"search_labels.jsonl", progress=progress) if searches else {}
     fn_tasks = tasks if function_task_ids is None else [t for t in b.split(split) if t.id in set(function_task_ids)]
     fn_rows, param_rows, skipped = [function_example(t) for t in fn_tasks], [], {"recommend_empty_memory": 0, "search_empty_query": 0}
-    for t in tqdm(tasks, desc="examples", disable=not progress):
+    for t in tqdm(tasks, desc="examples", disable=None if progress else True):
         if t.type == "search":
             label = queries[t.id] or t.task
             skipped["search_empty_query"] += not queries[t.id]

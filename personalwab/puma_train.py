@@ -195,7 +195,7 @@ def generate(model, tok, prompts: list[list[dict]], n: int = 1, temperature: flo
              num_beams: int = 1, max_new_tokens: int = 64, batch_size: int = 8, seed: int = 0, progress: bool = False) -> list[list[str]]:
     "`n` completions per chat prompt: greedy (temperature 0), sampling, or beam search (`num_beams`, n returned)."
     outs = []
-    for i in tqdm(range(0, len(prompts), batch_size), desc="generate", disable=not progress):
+    for i in tqdm(range(0, len(prompts), batch_size), desc="generate", disable=None if progress else True):
         enc = tok.apply_chat_template(prompts[i:i+batch_size], add_generation_prompt=True, padding=True,
                                       return_tensors="pt", return_dict=True).to(model.device)
         kw = dict(max_new_tokens=max_new_tokens, num_return_sequences=n, pad_token_id=tok.pad_token_id)
@@ -235,7 +235,7 @@ def generate_candidates(model: str | Path, examples: list[Example], out: str | P
     if todo:
         tok, m = load_for_generation(model)
         with open(out, "a") as f:
-            for chunk in tqdm(todo, desc="candidates", disable=not progress):
+            for chunk in tqdm(todo, desc="candidates", disable=None if progress else True):
                 ps = [e.prompt for e in chunk]
                 s = generate(m, tok, ps, n=n_sample, temperature=temperature, top_k=top_k, max_new_tokens=max_new_tokens, batch_size=batch_size, seed=batch_seed(seed, [e.id for e in chunk])) if n_sample else [[] for _ in ps]
                 b = generate(m, tok, ps, n=num_beams, num_beams=num_beams, max_new_tokens=max_new_tokens, batch_size=batch_size) if num_beams > 1 else [[] for _ in ps]

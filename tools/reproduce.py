@@ -30,10 +30,12 @@ EXPECTED = {
     "Figure 7 (time per task)": "fig7_efficiency.ipynb",
     "Figure 8 (action transitions)": "fig8_action_transitions.ipynb",
     "Figure 9 (results by attempt)": "fig9_attempts.ipynb",
+    "The paper's findings, measured (verdict per claim)": "claims.ipynb",
 }
+LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
 
 def notebooks(only=None) -> list[Path]:
-    nbs = sorted(PAPER.glob("*.ipynb"))
+    nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
     return [p for p in nbs if not only or any(o in p.stem for o in only)]
 
 NOISE = re.compile(r"\d+%\|[^|\n]*\||\[\d\d:\d\d<|\w+Warning\b|Traceback \(most recent call last\)|(?<![\w.])/(?:tmp|work|root|home)/")
