@@ -88,8 +88,10 @@ class Resources:
         return shared_llm(spec)
 
     def lazy_searcher(self, engine: str = "pyserini") -> Lazy:
+        "The searcher, built on first use (an environment whose agent never searches never starts the JVM)."
         return Lazy(lambda: self.searcher(engine), f"searcher {engine}")
     def lazy_recommender(self) -> Lazy:
+        "The recommender, trained or loaded on first use."
         return Lazy(self.recommender, "recommender")
 
     def __repr__(self): return f"Resources({self.b.name!r}, {len(self.b.products)} products)"
