@@ -15,6 +15,8 @@ export HF_DATASETS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
 export OMP_WAIT_POLICY := PASSIVE
+# tqdm.auto's notice in kernels without ipywidgets; the library sets no warning filter on import (only the CLI's main does)
+export PYTHONWARNINGS := ignore:IProgress not found
 
 .PHONY: all install test reproduce smoke docs export clean-nbs check-sync browser distclean
 

@@ -31,7 +31,7 @@ def episode_stats(ep) -> dict:
 
 
 def run_task(method, llm, b, task, track, max_steps, max_tokens):
-    from personalwab.agents import get_agent
+    from personalwab.methods import get_agent
     from personalwab.env import make_env
     env = make_env(b, track, max_steps=max_steps)
     if env.simulator is not None: env.simulator.llm = llm

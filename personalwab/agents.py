@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 # %% auto #0
 __all__ = ['SINGLE_TURN_CALLS', 'REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RECMIND_RULES', 'INTEREC_RULES',
-           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'METHODS', 'Turns', 'Agent',
-           'tool_call_message', 'tool_result_message', 'fit_memory', 'FunctionCallingAgent', 'parse_react',
-           'transcript', 'ReActAgent', 'interec_store', 'InteRecAgent', 'PumaGPTAgent', 'get_agent']
+           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message',
+           'tool_result_message', 'fit_memory', 'FunctionCallingAgent', 'parse_react', 'transcript', 'ReActAgent',
+           'interec_store', 'InteRecAgent']
 
 # %% ../nbs/41_agents.ipynb #dfeed4fd
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE
@@ -21,8 +21,8 @@ from .llm import LLM, Completion, get_llm
 from .llm_cache import encodable
 from .toolcalls import loads_bounded
 from .env import Action, Episode, WebEnv, StepResult
+from .resources import shared
 from .functions import TERMINAL_FUNCTIONS
-from .rule_agents import RuleAgent
 from .memory import (Memory, get_memory, memory_length, ORIGINAL_MEMORY_LENGTH, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
                                 interec_update_messages, parse_profile_update, PUMA_MEMORY_LENGTH, fit_prefix)
 
@@ -293,15 +293,10 @@ class ReActAgent(FunctionCallingAgent):
         if c.text: ts.messages.append({"role": "assistant", "content": f"Reflection: {c.text}"})
 
 # %% ../nbs/41_agents.ipynb #dc0ee91e
-_STORES: dict[str, InteRecProfiles] = {}
-_STORES_LOCK = threading.Lock()
-
 def interec_store(path: str | Path | None = None) -> InteRecProfiles:
-    "The process-wide profile store for `path` (None: in memory only)."
+    "The process-wide profile store for `path` (None: in memory only), kept in the `resources` table under the resolved path."
     key = str(Path(path).resolve()) if path else ""
-    with _STORES_LOCK:
-        if key not in _STORES: _STORES[key] = InteRecProfiles(path)
-        return _STORES[key]
+    return shared(("interec_profiles", key), lambda: InteRecProfiles(path))
 
 class InteRecAgent(FunctionCallingAgent):
     "InteRecAgent: history + like/dislike/expect memory, profile updated by an LLM call after each task."
@@ -323,65 +318,3 @@ class InteRecAgent(FunctionCallingAgent):
             self.store.update(task.user_id, parse_profile_update(c.text))
             if self.store.path: self.store.save()
             return self.finish(ts)
-
-# %% ../nbs/41_agents.ipynb #846bc91a
-class PumaGPTAgent(FunctionCallingAgent):
-    "Function calling with PUMA's task-specific memory for a predicted function."
-    name = "puma_gpt"
-
-    def __init__(self, llm, b, *, functions: dict | str | Path | None = None, function_llm: LLM | str | None = None,
-                 token_budget: int | None = 768, tokenizer=None, memory_length: int | None = None, **kw):
-        super().__init__(llm, b, TaskSpecificMemory(token_budget=token_budget, tokenizer=tokenizer),
-                         rules=TASKSPECIFIC_RULES, memory_length=memory_length, **kw)
-        self.functions_src = str(functions) if isinstance(functions, (str, Path)) else ("mapping" if functions else None)
-        self.functions = json.loads(Path(functions).read_text()) if isinstance(functions, (str, Path)) else functions
-        self.function_llm = get_llm(function_llm) if isinstance(function_llm, str) else function_llm
-        self.token_budget = token_budget
-
-    @property
-    def params(self):
-        return super().params | {"functions": self.functions_src, "token_budget": self.token_budget,
-                                 "function_llm": getattr(self.function_llm, "spec", None)}
-
-    def k(self, env): return self.memory_length or (ORIGINAL_MEMORY_LENGTH if self.original_memory_length else PUMA_MEMORY_LENGTH)
-
-    def predict_function(self, ts: Turns) -> str | None:
-        "The predicted function of the task (mapping first, else one function-identification call)."
-        if self.functions is not None:
-            f = self.functions.get(ts.task.id)
-            return f[0] if isinstance(f, list) and f else f
-        from personalwab.puma_agent import identify_function
-        fn, c = identify_function(self.function_llm or self.llm, ts.task, seed=ts.seed)
-        ts.side_usage.append(c.usage.to_dict() | {"counted": False, "purpose": "function_identification"})
-        return fn
-
-    def start(self, env, task, seed):
-        ts = Turns(env, task, self.seed if seed is None else int(seed))
-        obs = env.reset(task)
-        fn = self.predict_function(ts)
-        mem = self.memory.build(self.b, task, self.k(env), function=fn) if fn else ""
-        ts.messages = [{"role": "system", "content": self.system_prompt(env, mem)}, {"role": "user", "content": obs}]
-        return ts
-
-# %% ../nbs/41_agents.ipynb #c92789a6
-METHODS: dict[str, Callable[..., Agent]] = {
-    "no_memory": lambda llm, b, **kw: FunctionCallingAgent(llm, b, "none", **kw),
-    "random_memory": lambda llm, b, seed=0, **kw: FunctionCallingAgent(llm, b, get_memory("random", seed=2024 + int(seed)), seed=seed, **kw),
-    "last_memory": lambda llm, b, **kw: FunctionCallingAgent(llm, b, "last", **kw),
-    "relevant_memory": lambda llm, b, **kw: FunctionCallingAgent(llm, b, "relevant", **kw),
-    "react": lambda llm, b, **kw: ReActAgent(llm, b, "last", **kw),
-    "reflection": lambda llm, b, **kw: ReActAgent(llm, b, "last", reflection=True, **kw),
-    "recmind": lambda llm, b, **kw: FunctionCallingAgent(llm, b, "recmind", include_details=True, rules=RECMIND_RULES, **kw),
-    "interecagent": lambda llm, b, **kw: InteRecAgent(llm, b, **kw),
-    "puma_gpt": lambda llm, b, **kw: PumaGPTAgent(llm, b, **kw),
-    "rules": lambda llm, b, **kw: RuleAgent(b, **kw),   # no LLM (personalwab.rule_agents)
-    "rules_category": lambda llm, b, **kw: RuleAgent(b, use_target_category=True, **kw),
-    "puma": lambda llm, b, **kw: __import__("personalwab.puma_agent", fromlist=["PumaAgent"]).PumaAgent(llm, b, **kw),
-}
-
-def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> Agent:
-    "The agent of `method` (a name of `METHODS`) on `llm` (an LLM or a spec) for benchmark `b`."
-    if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose from {sorted(METHODS)}")
-    agent = METHODS[method](llm, b, **params)
-    agent.name = method
-    return agent

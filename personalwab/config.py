@@ -10,9 +10,6 @@ import os, warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-# %% ../nbs/00_config.ipynb #82f5c883
-warnings.filterwarnings("ignore", message="IProgress not found")
-
 # %% ../nbs/00_config.ipynb #f656cf5b
 def repo_root() -> Path:
     "The project checkout (the folder holding `settings.ini`), or the current directory when installed elsewhere."

@@ -14,12 +14,13 @@ from .schema import Benchmark, Task
 from .functions import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
                                    render_product, tool_schemas, check_arguments)
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
+from .resources import Resources
 from .llm_cache import encodable
 
 # %% auto #0
 __all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv',
-           'initial_observation', 'reset', 'score_call', 'step', 'log_call', 'episode', 'shared', 'Lazy',
-           'default_searcher', 'default_recommender', 'default_user_llm', 'make_env', 'oracle_action', 'run_oracle']
+           'initial_observation', 'reset', 'score_call', 'step', 'log_call', 'episode', 'make_env', 'oracle_action',
+           'run_oracle']
 
 # %% ../nbs/24_env.ipynb #9ea846a6
 SYS_PROMPT_SINGLE = """You are a personalized shopping agent that can search for products, recommend products, or write product reviews for a user.
@@ -264,46 +265,18 @@ def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None 
                    user_messages=list(self.simulator.messages) if self.track == "multi" and self.simulator else [])
 WebEnv.log_call, WebEnv.episode = log_call, episode
 
-# %% ../nbs/24_env.ipynb #5158a1ca
-_SHARED: dict = {}
-_SHARED_LOCK = threading.RLock()
-
-def shared(key, factory: Callable):
-    "The process-wide object for `key`, built by `factory()` on first use."
-    with _SHARED_LOCK:
-        if key not in _SHARED: _SHARED[key] = factory()
-        return _SHARED[key]
-
-class Lazy:
-    "A stand-in that builds the real object (once, shared under `key`) on first attribute access."
-    def __init__(self, key, factory: Callable): self._key, self._factory = key, factory
-    def __getattr__(self, name): return getattr(shared(self._key, self._factory), name)
-    def __repr__(self): return f"Lazy({self._key!r}, built={self._key in _SHARED})"
-
 # %% ../nbs/24_env.ipynb #e60d2496
-def default_searcher(b: Benchmark, engine: str = "pyserini"):
-    "The shared searcher over `b`'s catalog (`engine`: pyserini or bm25s), built when first used."
-    from personalwab.search import get_searcher
-    return Lazy(("searcher", id(b), engine), lambda: get_searcher(b, engine))
-
-def default_recommender(b: Benchmark):
-    "The shared SASRec recommender of `b`, trained (or read from the cache) when first used."
-    from personalwab.sasrec import get_recommender
-    return Lazy(("recommender", id(b)), lambda: get_recommender(b))
-
-def default_user_llm(spec: str = "smollm2"):
-    "The shared LLM of the user simulator (`spec` as for `get_llm`), loaded once."
-    from personalwab.llm import get_llm
-    return shared(("llm", spec), lambda: get_llm(spec))
-
 def make_env(b: Benchmark, track: str = "single", *, max_steps: int = 10, engine: str = "pyserini", user_llm: str = "smollm2",
-             allow_user_stop: bool = True, searcher=None, recommender=None, simulator=None, review_scorer=None, **kw) -> WebEnv:
-    "A `WebEnv` with the default real parts (built lazily, shared per process) for whatever is not given."
+             allow_user_stop: bool = True, searcher=None, recommender=None, simulator=None, review_scorer=None,
+             resources: Resources | None = None, **kw) -> WebEnv:
+    "A `WebEnv` with the real parts of `resources` (default: `Resources(b)`; built lazily, shared per process) for whatever is not given."
     from personalwab.simulator import UserSimulator
-    if track == "multi" and simulator is None: simulator = UserSimulator(default_user_llm(user_llm), b, allow_stop=allow_user_stop)
-    return WebEnv(b, track, max_steps, searcher=searcher or default_searcher(b, engine),
-                  recommender=recommender or default_recommender(b), simulator=simulator,
-                  review_scorer=review_scorer or get_review_scorer(), **kw)
+    res = resources if resources is not None else Resources(b)
+    if res.b is not b and res.catalog_key != Resources(b).catalog_key: raise ValueError("resources belong to a benchmark with another catalog")
+    if track == "multi" and simulator is None: simulator = UserSimulator(res.llm(user_llm), b, allow_stop=allow_user_stop)
+    return WebEnv(b, track, max_steps, searcher=searcher or res.lazy_searcher(engine),
+                  recommender=recommender or res.lazy_recommender(), simulator=simulator,
+                  review_scorer=review_scorer or res.review_scorer(), **kw)
 
 # %% ../nbs/24_env.ipynb #61a2bfc9
 def oracle_action(b: Benchmark, task: Task, history: int = 30) -> Action:

@@ -65,7 +65,7 @@ def _model_name(spec: str) -> str:
 
 def first_prompts(cfg: RunConfig, b: Benchmark, tasks: list, llm=None) -> tuple[list[int], str]:
     "Token counts of the first agent prompt of each task, built by the run's real agent (no model call); and how."
-    from personalwab.agents import get_agent
+    from personalwab.methods import get_agent
     from personalwab.env import WebEnv
     from personalwab.runner import shared_llm
     llm = llm if llm is not None else shared_llm(cfg.agent_llm)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_llm.ipynb #9d032b36
 from __future__ import annotations
-import copy, importlib, json, os, threading, time
+import collections, copy, importlib, json, os, threading, time
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable, Iterable
 from .llm_cache import ResponseCache, cache_key, default_cache, encodable
@@ -100,15 +100,20 @@ def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float:
 
 # %% ../nbs/10_llm.ipynb #a61734e4
 class UsageLog:
-    "A thread-safe, append-only list of `Usage` records."
-    def __init__(self): self._items: list[Usage] = []; self._lock = threading.Lock()
+    "A thread-safe log of the most recent `maxlen` `Usage` records, addressed by absolute position."
+    def __init__(self, maxlen: int = 10_000):
+        self._items: collections.deque[Usage] = collections.deque(maxlen=maxlen); self._lock = threading.Lock()
+        self.added = 0                                       # records ever added (the next position)
     def add(self, u: Usage) -> None:
-        with self._lock: self._items.append(u)
+        with self._lock: self._items.append(u); self.added += 1
     def mark(self) -> int:
         "A position to pass to `since`."
-        with self._lock: return len(self._items)
+        with self._lock: return self.added
     def since(self, mark: int = 0) -> list[Usage]:
-        with self._lock: return list(self._items[mark:])
+        "The records added at or after position `mark` that are still kept."
+        with self._lock: return list(self._items)[max(0, mark - self.dropped):]
+    @property
+    def dropped(self) -> int: return self.added - len(self._items)
     def __len__(self): return len(self._items)
 
 USAGE_LOG = UsageLog()

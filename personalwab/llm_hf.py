@@ -13,20 +13,25 @@ from .llm_cache import build_once
 from .toolcalls import with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint, CallComplete, call_text
 
 # %% auto #0
-__all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'smollm2_gguf', 'smollm2_path', 'tiny_model_path', 'load_model',
-           'PrefixCache', 'context_window_of', 'HFLLM', 'smollm2', 'tiny']
+__all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'quiet_transformers', 'smollm2_gguf', 'smollm2_path',
+           'tiny_model_path', 'load_model', 'PrefixCache', 'context_window_of', 'HFLLM', 'smollm2', 'tiny']
 
 # %% ../nbs/13_llm_hf.ipynb #9fccfa68
-offline()
-# Idle OpenMP threads must sleep, not spin: with the default (spinning) policy, two processes
-# generating on a 2-core machine slow each other down ~10x (measured: 45 s instead of 5 s for 40
-# tokens). This only takes effect if set before torch is first imported.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch
 import transformers
-transformers.utils.logging.disable_progress_bar()   # no "Loading weights" bars in logs and executed notebooks
+from contextlib import contextmanager
 from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, StoppingCriteriaList
-transformers.logging.set_verbosity_error()
+
+@contextmanager
+def quiet_transformers():
+    "Within the block, no transformers progress bars ('Loading weights') and only its errors logged; the caller's settings come back after."
+    tl = transformers.utils.logging
+    bars, level = tl.is_progress_bar_enabled(), tl.get_verbosity()
+    tl.disable_progress_bar(); tl.set_verbosity_error()
+    try: yield
+    finally:
+        tl.set_verbosity(level)
+        if bars: tl.enable_progress_bar()
 
 # %% ../nbs/13_llm_hf.ipynb #e63ad48f
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -110,7 +115,8 @@ def load_model(path: str | os.PathLike, dtype: str = "float32", device: str = "c
     if not (path/"config.json").exists(): raise FileNotFoundError(f"no Hugging Face checkpoint at {path} (config.json missing)")
     if dtype not in DTYPES: raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
     key = (str(path.resolve()), dtype, device, str(adapter) if adapter else None)
-    with _LOAD_LOCK:
+    offline()                                         # local files only (a user's own settings are kept)
+    with _LOAD_LOCK, quiet_transformers():
         if key not in _LOADED:
             tok = AutoTokenizer.from_pretrained(str(path))
             tok.padding_side = "left"

@@ -4,22 +4,22 @@
 
 # %% ../nbs/42_puma_agent.ipynb #4a0dcb48
 from __future__ import annotations
-import re
+import json, re
 from pathlib import Path
 from typing import Any
 
 # %% auto #0
 __all__ = ['FUNCTION_PROMPT', 'PARAM_PROMPT', 'PRODUCT_OBS', 'function_prompt', 'review_product_block', 'param_prompt',
-           'as_messages', 'parse_function', 'parse_asins', 'param_to_action', 'identify_function', 'observed_product',
-           'PumaAgent']
+           'as_messages', 'parse_function', 'parse_asins', 'param_to_action', 'identify_function', 'PumaGPTAgent',
+           'observed_product', 'PumaAgent']
 
 # %% ../nbs/42_puma_agent.ipynb #371998d3
 from .schema import Benchmark, Product, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION
 from .llm import LLM, Completion, get_llm
 from .env import Action, Episode, WebEnv
 from .functions import TERMINAL_FUNCTIONS
-from .memory import taskspecific_memory, as_task_type, PUMA_MEMORY_LENGTH
-from .agents import Agent, Turns
+from .memory import taskspecific_memory, as_task_type, PUMA_MEMORY_LENGTH, ORIGINAL_MEMORY_LENGTH, TaskSpecificMemory
+from .agents import Agent, Turns, FunctionCallingAgent, TASKSPECIFIC_RULES
 
 # %% ../nbs/42_puma_agent.ipynb #bae05996
 FUNCTION_PROMPT = ("Below is an instruction that describes a task. Choose a tool that appropriately completes the request.\n"
@@ -82,6 +82,44 @@ def identify_function(llm: LLM, task: Task, seed: int = 0, max_tokens: int = 32)
     "`(predicted function or None, completion)` for `task` from `llm` with the function prompt."
     c = llm.chat(as_messages(function_prompt(task)), temperature=0.0, max_tokens=max_tokens, role="agent", seed=seed)[0]
     return parse_function(c.text), c
+
+# %% ../nbs/42_puma_agent.ipynb #846bc91a
+class PumaGPTAgent(FunctionCallingAgent):
+    "Function calling with PUMA's task-specific memory for a predicted function."
+    name = "puma_gpt"
+
+    def __init__(self, llm, b, *, functions: dict | str | Path | None = None, function_llm: LLM | str | None = None,
+                 token_budget: int | None = 768, tokenizer=None, memory_length: int | None = None, **kw):
+        super().__init__(llm, b, TaskSpecificMemory(token_budget=token_budget, tokenizer=tokenizer),
+                         rules=TASKSPECIFIC_RULES, memory_length=memory_length, **kw)
+        self.functions_src = str(functions) if isinstance(functions, (str, Path)) else ("mapping" if functions else None)
+        self.functions = json.loads(Path(functions).read_text()) if isinstance(functions, (str, Path)) else functions
+        self.function_llm = get_llm(function_llm) if isinstance(function_llm, str) else function_llm
+        self.token_budget = token_budget
+
+    @property
+    def params(self):
+        return super().params | {"functions": self.functions_src, "token_budget": self.token_budget,
+                                 "function_llm": getattr(self.function_llm, "spec", None)}
+
+    def k(self, env): return self.memory_length or (ORIGINAL_MEMORY_LENGTH if self.original_memory_length else PUMA_MEMORY_LENGTH)
+
+    def predict_function(self, ts: Turns) -> str | None:
+        "The predicted function of the task (mapping first, else one function-identification call)."
+        if self.functions is not None:
+            f = self.functions.get(ts.task.id)
+            return f[0] if isinstance(f, list) and f else f
+        fn, c = identify_function(self.function_llm or self.llm, ts.task, seed=ts.seed)
+        ts.side_usage.append(c.usage.to_dict() | {"counted": False, "purpose": "function_identification"})
+        return fn
+
+    def start(self, env, task, seed):
+        ts = Turns(env, task, self.seed if seed is None else int(seed))
+        obs = env.reset(task)
+        fn = self.predict_function(ts)
+        mem = self.memory.build(self.b, task, self.k(env), function=fn) if fn else ""
+        ts.messages = [{"role": "system", "content": self.system_prompt(env, mem)}, {"role": "user", "content": obs}]
+        return ts
 
 # %% ../nbs/42_puma_agent.ipynb #c45f34ba
 PRODUCT_OBS = re.compile(r"Here is the product information:.*?- Parent Asin: (\S+)", re.S)

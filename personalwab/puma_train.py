@@ -24,7 +24,6 @@ __all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_chec
 # %% ../nbs/51_puma_train.ipynb #4aec48a4
 import torch
 import transformers
-transformers.utils.logging.disable_progress_bar()   # no "Loading weights"/"Writing model shards" bars in logs and notebooks
 from transformers import AutoTokenizer, AutoModelForCausalLM, set_seed
 
 # %% ../nbs/51_puma_train.ipynb #8e6591b0
@@ -258,9 +257,9 @@ class CandidateScorer:
     def __init__(self, b: Benchmark, functions=None, review_scorer=None):
         from personalwab import metrics
         from personalwab.functions import WebFunctions
-        from personalwab.env import default_searcher, default_recommender
-        self.b, self.metrics = b, metrics
-        self.fns = functions or WebFunctions(b, default_searcher(b), default_recommender(b))   # built lazily, shared per process
+        from personalwab.resources import Resources
+        self.b, self.metrics, res = b, metrics, Resources(b)
+        self.fns = functions or WebFunctions(b, res.lazy_searcher(), res.lazy_recommender())   # built lazily, shared per process
         self._rs = review_scorer
 
     @property

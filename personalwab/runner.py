@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
+import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from importlib import metadata
@@ -15,11 +15,11 @@ from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 __all__ = ['IDENTITY_FIELDS', 'RECORD_HEAD', 'ENV_PACKAGES', 'SCORE_COLUMNS', 'RunConfig', 'run_dir', 'dumps',
            'atomic_write_json', 'repair_jsonl', 'record_problem', 'read_jsonl', 'read_json', 'UnwritableRecord',
            'ResultWriter', 'task_seed', 'episode_record', 'error_record', 'git_state', 'environment_info',
-           'OracleAgent', 'shared_llm', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory',
-           'select_tasks', 'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult',
-           'UsageError', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config', 'summary_path',
-           'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params',
-           'load_config_file', 'one_line', 'cli_errors', 'stop_on_sigterm', 'run_cli', 'score_cli', 'view_cli']
+           'OracleAgent', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'select_tasks',
+           'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult', 'UsageError',
+           'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config', 'summary_path', 'rescore_reviews',
+           'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params', 'load_config_file', 'one_line',
+           'cli_errors', 'stop_on_sigterm', 'view_cli']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -33,6 +33,7 @@ from .config import repo_root, runs_dir
 from .protocol import protocol_info
 from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
 from .llm_cache import encodable
+from .resources import Resources, shared_llm
 
 # %% ../nbs/30_runner.ipynb #339044e0
 IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "temperature", "seed",
@@ -41,7 +42,7 @@ IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "tempera
 class RunConfig(BaseModel):
     "What a run computes (hashed into its directory name) and how much of it to compute now."
     model_config = ConfigDict(extra="forbid", frozen=True)
-    method: str = Field(min_length=1, description="agent method: a name of `personalwab.agents.METHODS` or 'oracle'")
+    method: str = Field(min_length=1, description="agent method: a name of `personalwab.methods.METHODS` or 'oracle'")
     track: Literal["single", "multi"] = "single"
     split: Literal["train", "test"] = "test"
     agent_llm: str = "smollm2"
@@ -293,12 +294,6 @@ class OracleAgent:
         return env.episode()
 
 # %% ../nbs/30_runner.ipynb #7a3e4f0c
-def shared_llm(spec: str):
-    "One `LLM` per spec per process, shared by all workers and with the environment's simulator."
-    from personalwab.env import shared
-    from personalwab.llm import get_llm
-    return shared(("llm", spec), lambda: get_llm(spec))
-
 def load_data(source: str = "default", progress: bool = True) -> Benchmark:
     "The benchmark named by `RunConfig.data` (see `personalwab.data.load_benchmark`)."
     from personalwab.data import load_benchmark
@@ -312,15 +307,15 @@ def agent_kwargs(cfg: RunConfig) -> dict:
     return kw
 
 def default_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The agent of `cfg.method` (the oracle, or `personalwab.agents.get_agent`)."
+    "The agent of `cfg.method` (the oracle, or `personalwab.methods.get_agent`)."
     if cfg.method == "oracle": return OracleAgent(b, **cfg.params)
-    from personalwab.agents import get_agent
+    from personalwab.methods import get_agent
     return get_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
-def default_env_factory(cfg: RunConfig, b: Benchmark):
-    "A fresh `WebEnv` for `cfg.track` with the shared default parts (+ its own simulator on `cfg.user_llm`)."
+def default_env_factory(cfg: RunConfig, b: Benchmark, resources: Resources | None = None):
+    "A fresh `WebEnv` for `cfg.track` with the parts of `resources` (default: `Resources(b)`) (+ its own simulator on `cfg.user_llm`)."
     from personalwab.env import make_env
-    kw = dict(cfg.env_params)
+    kw = dict(cfg.env_params, resources=resources)
     if cfg.track == "multi":
         from personalwab.simulator import UserSimulator
         kw["simulator"] = UserSimulator(shared_llm(cfg.user_llm), b, allow_stop=kw.pop("allow_user_stop", True), seed=cfg.seed)
@@ -413,9 +408,10 @@ class RunResult:
     @property
     def results(self) -> pd.DataFrame: return load_results(self.dir)
     def __repr__(self):
-        s = self.summary.get("scores", {}).get("overall", {})
-        return (f"RunResult({self.dir.name}: ran {self.ran}, skipped {self.skipped}, errors {self.errors}; "
-                f"overall F={s.get('function_acc', float('nan')):.3f} R={s.get('result_acc', float('nan')):.3f})")
+        s = ((self.summary or {}).get("scores") or {}).get("overall") or {}
+        num = lambda k: f"{s[k]:.3f}" if isinstance(s.get(k), (int, float)) else "-"
+        return (f"RunResult({Path(self.dir).name}: ran {self.ran}, skipped {self.skipped}, errors {self.errors}; "
+                f"overall F={num('function_acc')} R={num('result_acc')})")
 
 # %% ../nbs/30_runner.ipynb #1f36a169
 class _Tally:
@@ -440,7 +436,7 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
         if not hasattr(local, "env"):
             local.env, local.agent = env_factory(cfg, b), agent_factory(cfg, b)
             built.append(local.agent)
-        random.seed(seed)                   # reproducible with one worker; agents also get `seed` explicitly
+        local.env.rng = random.Random(seed)  # the task's own generator; the global `random` is never touched from a worker
         solve = local.agent.solve
         ep = solve(local.env, task, seed=seed) if "seed" in inspect.signature(solve).parameters else solve(local.env, task)
         rec = episode_record(ep, task, trial=trial, seed=seed, attempt=attempt, started=started,
@@ -479,7 +475,7 @@ def check_names(cfg: RunConfig) -> None:
     "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist."
     from personalwab.llm import BACKENDS
     if cfg.method != "oracle":
-        from personalwab.agents import METHODS
+        from personalwab.methods import METHODS
         if cfg.method not in METHODS: raise UsageError(f"unknown method {cfg.method!r}; known: oracle, {', '.join(sorted(METHODS))}")
     specs = ([("agent_llm", cfg.agent_llm)] if cfg.method != "oracle" else []) + ([("user_llm", cfg.user_llm)] if cfg.track == "multi" else [])
     for field, spec in specs:
@@ -495,8 +491,8 @@ def _done(path: Path, keys: set) -> int:
 
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
-        benchmark: Benchmark | None = None) -> RunResult:
-    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/`: results.jsonl, summary.json, env.json."
+        benchmark: Benchmark | None = None, resources: Resources | None = None) -> RunResult:
+    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/`: results.jsonl, summary.json, env.json; the environments take their parts from `resources` (default: `Resources(b)`)."
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
@@ -523,10 +519,10 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         t_run, inv = len(envs), environment_info(cfg) | {"todo": len(todo), "skipped": len(wanted) - len(todo)}
         inv["protocol"] = proto
         atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
-        random.seed(cfg.seed)
         tally = _Tally(r for r in latest_records(recs) if r.get("status") == "ok")
         n_err, stopped, failed = 0, None, False
-        af, ef = agent_factory or default_agent_factory, env_factory or default_env_factory
+        res = resources if resources is not None else Resources(b)
+        af, ef = agent_factory or default_agent_factory, env_factory or functools.partial(default_env_factory, resources=res)
         local, built = threading.local(), []
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
@@ -736,64 +732,6 @@ def stop_on_sigterm():
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
-
-def run_cli(
-    method: Annotated[Optional[str], typer.Argument(help="agent method (see `personalwab.agents.METHODS`, or 'oracle')")] = None,
-    method_option: Annotated[Optional[str], _Opt("--method", "-m", help="the same as METHOD, as an option")] = None,
-    track: Annotated[Optional[str], _Opt(help="single | multi")] = None,
-    split: Annotated[Optional[str], _Opt(help="task split: test | train")] = None,
-    agent_llm: Annotated[Optional[str], _Opt(help="agent LLM spec (smollm2, hf:<path>, openai:<model>, tiny)")] = None,
-    user_llm: Annotated[Optional[str], _Opt(help="user-simulator LLM spec (multi-turn track)")] = None,
-    temperature: Annotated[Optional[float], _Opt(help="agent sampling temperature")] = None,
-    limit: Annotated[Optional[int], _Opt(help="run the first N tasks of the split")] = None,
-    task_id: Annotated[Optional[list[str]], _Opt("--task-id", help="run only these task ids (repeatable)")] = None,
-    workers: Annotated[Optional[int], _Opt("--workers", "-w", help="parallel worker threads")] = None,
-    seed: Annotated[Optional[int], _Opt(help="run seed")] = None,
-    trials: Annotated[Optional[int], _Opt(help="trials per task")] = None,
-    memory_length: Annotated[Optional[int], _Opt(help="memory items given to the agent")] = None,
-    max_steps: Annotated[Optional[int], _Opt(help="agent LLM calls per task")] = None,
-    param: Annotated[Optional[list[str]], _Opt("--param", "-p", help="agent parameter key=value (repeatable; JSON values)")] = None,
-    data: Annotated[Optional[str], _Opt(help="benchmark: default | tiny | <official-format dir>")] = None,
-    config: Annotated[Optional[Path], _Opt(help="YAML/JSON file of RunConfig fields; options override it")] = None,
-    out_dir: Annotated[Optional[Path], _Opt(help="parent of run directories (default: config.runs_dir())")] = None,
-    progress: Annotated[bool, _Opt(help="show the progress bar")] = True,
-    estimate: Annotated[bool, _Opt("--estimate", help="print the expected LLM calls, tokens and dollars per role (no model called) and exit")] = False,
-) -> RunResult:
-    "Run (or resume) an agent over a track and split; prints the run's summary table."
-    with cli_errors("run"), stop_on_sigterm():
-        d = load_config_file(config) if config else {}
-        given = dict(method=method or method_option, track=track, split=split, agent_llm=agent_llm, user_llm=user_llm, temperature=temperature,
-                     limit=limit, task_ids=task_id, workers=workers, seed=seed, trials=trials, memory_length=memory_length,
-                     max_steps=max_steps, data=data)
-        d |= {k: v for k, v in given.items() if v is not None}
-        if param: d["params"] = {**(d.get("params") or {}), **parse_params(param)}
-        if not d.get("method"): raise UsageError("no method given (argument METHOD or `method:` in --config)")
-        try: cfg = RunConfig.model_validate(d)
-        except ValidationError as e: raise UsageError(one_line(e, f"--config {config}" if config else "options")) from None
-        check_names(cfg)                                  # a misspelt name or task id is one usage error, before any estimate or run
-        try: select_tasks(load_data(cfg.data, progress=False), cfg)
-        except KeyError as x: raise UsageError(x.args[0]) from None
-        from personalwab import estimate as est_
-        if estimate: e = est_.estimate(cfg, root=out_dir); est_.print_estimate(e); return e
-        try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
-        except Exception as x: e = None; print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
-        res = run(cfg, out_dir=out_dir, progress=progress)
-        view(res.dir)
-        if e and e["roles"]: est_.record_estimate(res.dir, e); print(est_.estimate_vs_actual(res.dir, e).to_string(float_format="{:,.0f}".format))
-        print(f"results: {res.dir/'results.jsonl'}  (ran {res.ran}, skipped {res.skipped}, errors {res.errors})")
-        return res
-
-def score_cli(path: Annotated[Path, typer.Argument(help="run directory or results .jsonl file")],
-              reviews: Annotated[bool, _Opt(help="re-score review attempts with MiniLM")] = False,
-              rescore: Annotated[bool, _Opt(help="re-grade every trajectory under the current scorer/protocol (no model call); writes summary.protocol-<version>.json beside the old summary")] = False) -> dict:
-    "Re-score a results file without rerunning the agent; prints the per-type table."
-    with cli_errors("score"):
-        if not Path(path).exists(): raise UsageError(f"no run directory or results file at {path}")
-        if rescore: from personalwab.rescore import rescore_cli; return rescore_cli(path)
-        s = score(path, reviews=reviews)
-        from tabulate import tabulate
-        print(tabulate(pd.DataFrame(s["scores"]).T, headers="keys", floatfmt=".3f"))
-        return s
 
 def view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
     "Print a terminal table comparing one or more runs."

@@ -249,18 +249,11 @@ def popularity_scorer(b: Benchmark):
     return lambda hist: c + 1e-9 * np.arange(len(c))[::-1]
 
 # %% ../nbs/21_sasrec.ipynb #97fdc797
-_RECS: dict[str, Recommender] = {}
-_GET_LOCK = threading.Lock()
-
 def get_recommender(b: Benchmark, cfg: SASRecConfig | None = None, progress: bool = True) -> Recommender:
-    "The SASRec recommender for `b` (default config); trained once and cached on disk and per process."
+    "The SASRec recommender for `b` (default config); trained once and cached on disk."
     cfg = cfg or SASRecConfig()
-    key = data_key(b, cfg)
-    with _GET_LOCK:                                   # worker threads asking at once get one recommender
-        if key not in _RECS:
-            out = cache_dir("sasrec", key)
-            with FileLock(str(out/"train.lock")):     # other processes wait for one training run
-                ck = out/"checkpoint.pt"
-                if not (out/"DONE").exists(): ck = train_sasrec(b, cfg=cfg, out_dir=out, progress=progress)
-            _RECS[key] = Recommender.load(ck)
-        return _RECS[key]
+    out = cache_dir("sasrec", data_key(b, cfg))
+    with FileLock(str(out/"train.lock")):             # other processes (and threads) wait for one training run
+        ck = out/"checkpoint.pt"
+        if not (out/"DONE").exists(): ck = train_sasrec(b, cfg=cfg, out_dir=out, progress=progress)
+    return Recommender.load(ck)

@@ -372,17 +372,8 @@ class BM25sSearcher(Searcher):
 
 # %% ../nbs/20_search.ipynb #532d28cf
 ENGINES: dict[str, type[Searcher]] = {"pyserini": PyseriniSearcher, "bm25s": BM25sSearcher}
-_SEARCHERS: dict[tuple[str, str], Searcher] = {}
-_HASHES: dict[int, tuple[dict, str]] = {}
-_GET_LOCK = threading.Lock()
 
 def get_searcher(b: Benchmark, engine: str = "pyserini") -> Searcher:
-    "The BM25 searcher of `engine` (`'pyserini'` or `'bm25s'`) over `b`'s catalog; built once, cached on disk and per process."
+    "A BM25 searcher of `engine` (`'pyserini'` or `'bm25s'`) over `b`'s catalog; the index is built once and cached on disk."
     if engine not in ENGINES: raise ValueError(f"unknown search engine {engine!r}; choose from {sorted(ENGINES)}")
-    prods = b.products
-    with _GET_LOCK:                                   # worker threads asking at once get one searcher
-        cached = _HASHES.get(id(prods))
-        if cached is None or cached[0] is not prods: _HASHES[id(prods)] = cached = (prods, catalog_hash(prods))
-        key = (engine, cached[1])
-        if key not in _SEARCHERS: _SEARCHERS[key] = ENGINES[engine].from_products(prods, key=cached[1])
-        return _SEARCHERS[key]
+    return ENGINES[engine].from_products(b.products, key=catalog_hash(b.products))

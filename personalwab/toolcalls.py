@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_toolcalls.ipynb #eadb3526
 from __future__ import annotations
-import json, re, threading
+import json, re, threading, weakref
 from typing import Any
 from json_repair import repair_json
 from .llm import ToolCall
@@ -175,14 +175,14 @@ def tool_call_schema(tools: list[dict]) -> dict:
     return opts[0] if len(opts) == 1 else {"anyOf": opts}
 
 # %% ../nbs/12_toolcalls.ipynb #c9bf92f8
-_TOKDATA: dict[int, Any] = {}
+_TOKDATA: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # entries go with their tokenizer: never keyed by a reusable id()
 _TOKDATA_LOCK = threading.Lock()
 
 def enforcer_tokenizer_data(tokenizer) -> Any:
-    "lm-format-enforcer's view of a HF tokenizer (memoised per tokenizer object)."
+    "lm-format-enforcer's view of a HF tokenizer (memoised per tokenizer object while it lives)."
     from lmformatenforcer import TokenEnforcerTokenizerData
     with _TOKDATA_LOCK:
-        if id(tokenizer) in _TOKDATA: return _TOKDATA[id(tokenizer)]
+        if tokenizer in _TOKDATA: return _TOKDATA[tokenizer]
         vocab_size = len(tokenizer); special = set(tokenizer.all_special_ids)
         token_0 = tokenizer.encode("0", add_special_tokens=False)[-1]
         regular = []
@@ -193,7 +193,7 @@ def enforcer_tokenizer_data(tokenizer) -> Any:
         decode = lambda toks: tokenizer.decode(toks).rstrip("\ufffd")
         eos = tokenizer.eos_token_id
         data = TokenEnforcerTokenizerData(regular, decode, eos, False, vocab_size)
-        _TOKDATA[id(tokenizer)] = data
+        _TOKDATA[tokenizer] = data
         return data
 
 # %% ../nbs/12_toolcalls.ipynb #6e2ad3b7

@@ -9,7 +9,8 @@ real parts (BM25 search, SASRec, MiniLM, the SmolLM2 user simulator).
 import math
 import pytest
 
-from personalwab.agents import METHODS, get_agent, SINGLE_TURN_CALLS, REACT_SINGLE_TURN_CALLS
+from personalwab.agents import SINGLE_TURN_CALLS, REACT_SINGLE_TURN_CALLS
+from personalwab.methods import METHODS, get_agent
 
 MAX_STEPS = 3
 ENDS = {"terminal", "respond", "stop", "user_stop", "max_steps", "open"}

@@ -22,7 +22,7 @@ def oracle_run(tmp_path_factory, app):
     return next(p for p in out.iterdir() if p.is_dir())
 
 def test_methods_lists_every_method(app):
-    from personalwab.agents import METHODS
+    from personalwab.methods import METHODS
     r = CliRunner().invoke(app, ["methods"])
     assert r.exit_code == 0
     for m in [*METHODS, "oracle"]: assert f"\n{m} " in "\n" + r.output

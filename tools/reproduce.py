@@ -59,7 +59,8 @@ def main(argv=None) -> int:
     import papermill as pm
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
                  # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
-                 "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}.items():
+                 "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+                 "PYTHONWARNINGS": "ignore:IProgress not found", "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
     smoke = args.profile == "smoke"
     out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else ROOT/"figures")
