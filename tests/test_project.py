@@ -1,6 +1,6 @@
 """Project-level checks: the library is in sync with the notebooks, the README with the home page,
 and the layout matches the design card."""
-import shutil, subprocess, sys
+import re, shutil, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -42,3 +42,29 @@ def test_readme_is_rendered_from_index_notebook():
 
 def test_gitattributes_uses_nbdev_merge_driver():
     assert "*.ipynb merge=nbdev-merge" in (ROOT/".gitattributes").read_text()
+
+def mixed_import_cells(nb_path: Path) -> list[int]:
+    """Indices of non-exported code cells that import *and* run other code. The docs build (nbdev's show_doc
+    processing) executes every cell with an import, without the cells before it: such a cell fails there."""
+    import ast, json
+    bad = []
+    for i, c in enumerate(json.loads(nb_path.read_text(encoding="utf-8"))["cells"]):
+        src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        if c["cell_type"] != "code" or re.search(r"^#\|\s*(export|exports|exporti|exec_doc|eval:\s*false)\b", src, re.M): continue
+        try: body = ast.parse("\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))).body
+        except SyntaxError: continue
+        imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        if imports and len(imports) < len(body): bad.append(i)
+    return bad
+
+def test_imports_have_cells_of_their_own():
+    bad = {p.name: mixed_import_cells(p) for p in sorted((ROOT/"nbs").glob("*.ipynb"))}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"cells that import and also run code (split the imports into their own cell): {bad}"
+
+def test_mixed_import_cells_are_found(tmp_path):
+    nb = {"cells": [{"cell_type": "code", "source": ["import os\n", "x = os.sep"]},
+                    {"cell_type": "code", "source": ["import os\n", "from pathlib import Path"]},
+                    {"cell_type": "code", "source": ["#| export\n", "import os\n", "X = 1"]}]}
+    (tmp_path/"n.ipynb").write_text(__import__("json").dumps(nb))
+    assert mixed_import_cells(tmp_path/"n.ipynb") == [0]

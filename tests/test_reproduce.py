@@ -34,3 +34,20 @@ def test_statistics_notebook_runs_on_official_format_data(tmp_path):
     md = (tmp_path/"figures"/"table2_statistics.md").read_text()
     assert f"official-format data from {release}" in md, md[-1500:]
     assert "150 users, 3,000 products" in md      # the same benchmark, read back from the release's files
+
+def test_stderr_moves_from_the_report_to_the_log(tmp_path):
+    "Warnings and progress bars a notebook's code writes to stderr go to reproduce's log; printed lines and outputs stay."
+    import nbformat
+    sys.path.insert(0, str(ROOT/"tools"))
+    from reproduce import move_stderr, noise
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("train()", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="[puma] sft: finished in 376s\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="/home/x/site-packages/t.py:1: FutureWarning: old\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="\rSASRec epochs:  50%|#####     | 1/2 [00:01<00:01]")])])
+    p = tmp_path/"n.ipynb"; nbformat.write(nb, p)
+    assert noise(p)                                   # before: a warning with a machine path, a progress bar
+    log = []
+    assert move_stderr(p, log.append) == 2
+    assert not noise(p)
+    assert [o["name"] for o in nbformat.read(p, as_version=4).cells[0].outputs] == ["stdout"]
+    assert len(log) == 1 and "cell 0 (2 lines" in log[0] and "FutureWarning" in log[0]

@@ -40,6 +40,21 @@ def notebooks(only=None) -> list[Path]:
 
 NOISE = re.compile(r"\d+%\|[^|\n]*\||\[\d\d:\d\d<|\w+Warning\b|Traceback \(most recent call last\)|(?<![\w.])/(?:tmp|work|root|home)/")
 
+def move_stderr(nb_path: Path, log=print) -> int:
+    """Take what the code wrote to stderr (library warnings, training progress bars) out of an executed notebook and
+    into this script's log, one line per cell: the notebook is the report, its stderr is a diagnostic of the run.
+    Returns the number of stderr outputs moved; what the code printed (stdout), tables and figures stay."""
+    import nbformat
+    nb, moved = nbformat.read(nb_path, as_version=4), 0
+    for i, c in enumerate(nb.cells):
+        err = [o for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+        if not err: continue
+        lines = [l.strip() for o in err for l in re.split(r"[\r\n]+", o.get("text", "")) if l.strip()]
+        log(f"    stderr of {nb_path.name} cell {i} ({len(lines)} lines, moved here): {lines[0][:150] if lines else ''}")
+        c.outputs = [o for o in c.outputs if o not in err]; moved += len(err)
+    if moved: nbformat.write(nb, nb_path)
+    return moved
+
 def noise(nb_path: Path) -> list[str]:
     "Cells of an executed notebook whose outputs show a progress bar, a warning, a traceback or a machine path."
     import nbformat
@@ -79,6 +94,7 @@ def main(argv=None) -> int:
             out_param = os.path.relpath(out.resolve(), nb.parent.resolve()) if out.resolve().is_relative_to(ROOT) else str(out.resolve())
             pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": out_param, "smoke": smoke},
                                 kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
+            move_stderr(dest)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
             print(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}", flush=True)
