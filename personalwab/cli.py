@@ -178,6 +178,8 @@ METHOD_HELP = {"no_memory": "function calling, no memory of the user",
                "interecagent": "InteRecAgent: recent history plus a liked/disliked/expected-products profile updated after each task",
                "puma_gpt": "PUMA's task-specific memory for a predicted function, with the agent LLM (no training)",
                "puma": "PUMA: task-specific memory and the fine-tuned (SFT + DPO) model",
+               "rules": "no LLM: the instruction as the query, the user's recent history, the user's latest review",
+               "rules_category": "no LLM: as rules, but recommends the same-category history (reads the target's category: a reference)",
                "oracle": "not an agent: the ideal call for every task (the environment's ceiling)"}
 
 def methods_cli() -> None:

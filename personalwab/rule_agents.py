@@ -8,6 +8,7 @@ from .schema import Benchmark, Behaviour, Task
 from .env import Action, Episode, WebEnv
 from .memory import taskspecific_behaviours
 from fastcore.basics import patch
+import json
 
 # %% auto #0
 __all__ = ['RULE_ITEMS', 'recent_sequence', 'same_category_sequence', 'RuleAgent']
@@ -67,9 +68,14 @@ def action(self: RuleAgent, task: Task) -> Action:
 # %% ../nbs/43_rule_agents.ipynb #e482ed81
 @patch
 def solve(self: RuleAgent, env: WebEnv, task: Task, seed: int | None = None) -> Episode:
-    "One rule-made call (then `stop` in multi-turn); `seed` is unused: the rules are deterministic."
-    env.reset(task)
-    env.log_call({"role": "agent", "model": "rules"})
-    if not env.step(self.action(task)).done:
-        env.log_call({"role": "agent", "model": "rules"}); env.step(Action("stop"))
-    return env.episode()
+    """One rule-made call (then `stop` in multi-turn); `seed` is unused: the rules are deterministic. The episode's
+    messages record what the rules saw and did (observation, call, result), so trajectories read like an LLM agent's."""
+    msgs = [{"role": "user", "content": env.reset(task)}]
+    def act(a: Action):
+        env.log_call({"role": "agent", "model": "rules"})
+        r = env.step(a)
+        msgs.extend([{"role": "assistant", "content": f"[rule] {a.name}({json.dumps(a.arguments, ensure_ascii=False)})"},
+                     {"role": "tool", "name": a.name, "content": r.observation}])
+        return r
+    if not act(self.action(task)).done: act(Action("stop"))
+    return env.episode(messages=msgs)
