@@ -106,15 +106,19 @@ def test_bad_numbers_are_data_errors(where, value):
     assert e.value.field in (field, "(syntax)"), str(e.value)      # (syntax): an integer of > 4300 digits
     assert "\n" not in str(e.value)
 
+def _nested_release(d, fname: str, path: list, depth: int) -> None:
+    "The tiny benchmark's release in `d`, with the value at `path` of `fname` replaced by `depth` nested lists."
+    write_official(tiny_benchmark(), d)
+    p = Path(d)/fname; obj = json.loads(p.read_text()); _set(obj, path, "@@")
+    p.write_text(json.dumps(obj).replace('"@@"', "[" * depth + "]" * depth))
+
 @SETTINGS
 @given(where=st.sampled_from(NUMERIC), depth=st.one_of(st.integers(1, 60), st.integers(1000, 200_000)))
 def test_deep_nesting(where, depth):
     "Deep nesting anywhere: a DataError naming the file, never a RecursionError or a traceback."
     fname, path, field = where
     with tempfile.TemporaryDirectory() as d:
-        write_official(tiny_benchmark(), d)
-        p = Path(d)/fname; obj = json.loads(p.read_text()); _set(obj, path, "@@")
-        p.write_text(json.dumps(obj).replace('"@@"', "[" * depth + "]" * depth))
+        _nested_release(d, fname, path, depth)
         with pytest.raises(DataError) as e: load_official(d)
     assert Path(e.value.file).name == fname, str(e.value)
 
@@ -185,9 +189,7 @@ def test_deep_free_form_values(depth, where):
     "Free-form values (details, categories, extra fields) load up to 32 levels of nesting; deeper is a DataError, never a crash later."
     fname, path, field = where
     with tempfile.TemporaryDirectory() as d:
-        write_official(tiny_benchmark(), d)
-        p = Path(d)/fname; obj = json.loads(p.read_text()); _set(obj, path, "@@")
-        p.write_text(json.dumps(obj).replace('"@@"', "[" * depth + "]" * depth))
+        _nested_release(d, fname, path, depth)
         if depth + (field == "details") <= 32:
             b = load_official(d); json.dumps([p.to_official() for p in b.products.values()]); return
         with pytest.raises(DataError) as e: load_official(d)
