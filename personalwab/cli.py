@@ -35,6 +35,7 @@ def run_cli(
     user_llm: Annotated[Optional[str], _Opt(help="user-simulator LLM spec (multi-turn track)")] = None,
     temperature: Annotated[Optional[float], _Opt(help="agent sampling temperature")] = None,
     limit: Annotated[Optional[int], _Opt(help="run the first N tasks of the split")] = None,
+    sample: Annotated[Optional[str], _Opt(help="task order before --limit: first (file order) | stratified (the types in turn)")] = None,
     task_id: Annotated[Optional[list[str]], _Opt("--task-id", help="run only these task ids (repeatable)")] = None,
     workers: Annotated[Optional[int], _Opt("--workers", "-w", help="parallel worker threads")] = None,
     seed: Annotated[Optional[int], _Opt(help="run seed")] = None,
@@ -52,7 +53,7 @@ def run_cli(
     with cli_errors("run"), stop_on_sigterm():
         d = load_config_file(config) if config else {}
         given = dict(method=method or method_option, track=track, split=split, agent_llm=agent_llm, user_llm=user_llm, temperature=temperature,
-                     limit=limit, task_ids=task_id, workers=workers, seed=seed, trials=trials, memory_length=memory_length,
+                     limit=limit, sample=sample, task_ids=task_id, workers=workers, seed=seed, trials=trials, memory_length=memory_length,
                      max_steps=max_steps, data=data)
         d |= {k: v for k, v in given.items() if v is not None}
         if param: d["params"] = {**(d.get("params") or {}), **parse_params(param)}

@@ -14,8 +14,8 @@ from .schema import TASK_TYPES
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
            'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'DEFAULT_BUDGET',
            'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits', 'puma_config',
-           'puma_config_for', 'puma_models', 'table3_configs', 'model_version_factory', 'puma_relevant_memory_factory',
-           'table5_configs', 'table6_configs', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
+           'puma_config_for', 'puma_models', 'table3_configs', 'puma_relevant_memory_factory', 'table5_configs',
+           'table6_configs', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
 
 # %% ../nbs/62_experiments.ipynb #2c944228
 SINGLE_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory", "react", "recmind", "puma_gpt", "puma"]
@@ -43,18 +43,20 @@ def memory_note(memory_lengths: str) -> str:
             "the published numbers were produced with 10 everywhere (`memory_lengths = \"original\"`).")
 
 def table_configs(methods, track: str, *, agent_llm: str = "smollm2", user_llm: str = "smollm2", limit=None,
-                  seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
+                  sample: str = "stratified", seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
                   puma: dict | None = None, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
     """One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one.
-    `agent_params` (e.g. `{"constrained": True}`) and the `memory_lengths` setting go to every agent but PUMA's."""
+    `agent_params` (e.g. `{"constrained": True}`) and the `memory_lengths` setting go to every agent but PUMA's.
+    The tasks: the first `limit` in `sample` order ('stratified': equal numbers per type, the same tasks for every method)."""
     from personalwab.runner import RunConfig
     mem = memory_params(memory_lengths)
     out = {}
     for m in methods:
         if m == "puma" and not puma: continue
         out[m] = RunConfig(method=m, track=track, agent_llm=puma["full"] if m == "puma" else agent_llm, user_llm=user_llm,
-                           limit=limit, seed=seed, data=data, max_steps=max_steps, workers=workers,
-                           params={"_model": puma["version"]} if m == "puma" else dict(agent_params or {}) | mem)
+                           limit=limit, sample=sample, seed=seed, data=data, max_steps=max_steps, workers=workers,
+                           model_version=puma["version"] if m == "puma" else None,
+                           params={} if m == "puma" else dict(agent_params or {}) | mem)
     return out
 
 # %% ../nbs/62_experiments.ipynb #82a92da6
@@ -108,12 +110,6 @@ def table3_configs(methods, *, agent_llm="smollm2", limit=None, seed=2024, data=
     return table_configs(methods, "single", agent_llm=SMOKE_LLM if smoke else agent_llm, limit=SMOKE_LIMIT if smoke else limit,
                          seed=seed, data=data, workers=workers, puma=puma, agent_params=agent_params, memory_lengths=memory_lengths), puma
 
-# %% ../nbs/62_experiments.ipynb #416fb826
-def model_version_factory(cfg, b):
-    "The runner's default agent, minus the `_model` param (a model version kept in the config only to key the run)."
-    from personalwab.runner import default_agent_factory
-    return default_agent_factory(cfg.model_copy(update={"params": {k: v for k, v in cfg.params.items() if k != "_model"}}), b)
-
 # %% ../nbs/62_experiments.ipynb #6c122df1
 def puma_relevant_memory_factory(cfg, b):
     """Agent factory for the 'w/o task-specific memory' ablation: the PUMA agent and model, but its memory is the
@@ -127,7 +123,7 @@ def puma_relevant_memory_factory(cfg, b):
             xs = RelevantMemory().ranked(self.b, task)[:self.k]
             return "\n".join(fit_records([format_behaviour(x, "full") for x in xs], self.token_budget, self.tokenizer))
 
-    agent = PumaRelevantMemory(shared_llm(cfg.agent_llm), b, **{k: v for k, v in agent_kwargs(cfg).items() if k not in ("memory", "_model")})
+    agent = PumaRelevantMemory(shared_llm(cfg.agent_llm), b, **{k: v for k, v in agent_kwargs(cfg).items() if k != "memory"})
     agent.name = "puma"
     return agent
 
@@ -138,8 +134,8 @@ DEFAULT_BUDGET = 768   # the PUMA agent's default memory token budget
 
 def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
     from personalwab.runner import RunConfig
-    return RunConfig(method="puma", track="single", agent_llm=llm, limit=limit, seed=seed, data=data, workers=workers,
-                     params={"_model": models["version"]} | params)
+    return RunConfig(method="puma", track="single", agent_llm=llm, model_version=models["version"], limit=limit, sample="stratified",
+                     seed=seed, data=data, workers=workers, params=params)
 
 def table5_configs(models: dict, *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
     "Table 5's rows: the final model; it with relevant memory (see `TABLE5_FACTORIES`); the base model (w/o SFT); the SFT model (w/o DPO)."
@@ -155,15 +151,15 @@ def table6_configs(models: dict, budgets=(256, 512, 768), *, limit=None, seed: i
 # %% ../nbs/62_experiments.ipynb #d1d27062
 def run_all(configs: dict, progress: bool = True, agent_factories: dict | None = None, out_dir=None) -> dict:
     "Run (or resume, or just load) each `RunConfig`; returns {key: RunResult} with the seconds each took now."
-    from personalwab.runner import run, select_tasks, load_data
+    from personalwab.runner import run, select_tasks, load_data, RunLocked
     out = {}
     for key, cfg in configs.items():
         t0 = time.perf_counter()
-        factory = (agent_factories or {}).get(key) or (model_version_factory if "_model" in cfg.params else None)
+        factory = (agent_factories or {}).get(key)
         for wait in range(3600):   # another process may be writing this very run: wait for it, then reuse
             try: r = run(cfg, out_dir=out_dir, progress=progress, agent_factory=factory); break
-            except RuntimeError as e:
-                if "being written by another process" not in str(e) or wait == 3599: raise
+            except RunLocked:
+                if wait == 3599: raise
                 if wait == 0: print(f"{key}: run {cfg.name} is in progress elsewhere; waiting for it")
                 time.sleep(1)
         r.seconds_now, r.cfg = time.perf_counter() - t0, cfg

@@ -15,11 +15,11 @@ from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 __all__ = ['IDENTITY_FIELDS', 'RECORD_HEAD', 'ENV_PACKAGES', 'SCORE_COLUMNS', 'RunConfig', 'run_dir', 'dumps',
            'atomic_write_json', 'repair_jsonl', 'record_problem', 'read_jsonl', 'read_json', 'UnwritableRecord',
            'ResultWriter', 'task_seed', 'episode_record', 'error_record', 'git_state', 'environment_info',
-           'OracleAgent', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'select_tasks',
-           'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult', 'UsageError',
-           'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config', 'summary_path', 'rescore_reviews',
-           'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params', 'load_config_file', 'one_line',
-           'cli_errors', 'stop_on_sigterm', 'view_cli']
+           'OracleAgent', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified',
+           'select_tasks', 'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult',
+           'RunLocked', 'UsageError', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config',
+           'summary_path', 'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params',
+           'load_config_file', 'one_line', 'cli_errors', 'stop_on_sigterm', 'view_cli']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -36,7 +36,7 @@ from .llm_cache import encodable
 from .resources import Resources, shared_llm
 
 # %% ../nbs/30_runner.ipynb #339044e0
-IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "temperature", "seed",
+IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "model_version", "temperature", "seed",
                    "memory_length", "max_steps", "params", "env_params", "data")
 
 class RunConfig(BaseModel):
@@ -47,8 +47,12 @@ class RunConfig(BaseModel):
     split: Literal["train", "test"] = "test"
     agent_llm: str = "smollm2"
     user_llm: str = "smollm2"
+    model_version: Optional[str] = Field(None, description="version of the model behind `agent_llm` when its name does not "
+                                         "change with its weights (a trained PUMA's pipeline hash): a retrained model is a new run")
     temperature: float = Field(0.0, ge=0)
-    limit: Optional[int] = Field(None, ge=1, description="first N tasks of the split (file order)")
+    limit: Optional[int] = Field(None, ge=1, description="first N tasks of the split (in the order `sample` sets)")
+    sample: Literal["first", "stratified"] = Field("first", description="task order before `limit`: 'first' = file order; "
+                                                   "'stratified' = the types in turn, each in file order (see `select_tasks`)")
     task_ids: Optional[list[str]] = None
     workers: int = Field(1, ge=1)
     seed: int = 2024
@@ -70,6 +74,7 @@ class RunConfig(BaseModel):
         "The fields that define the run (what its hash covers)."
         d = self.model_dump(include=set(IDENTITY_FIELDS))
         if self.track == "single": d.pop("user_llm")
+        if self.model_version is None: d.pop("model_version")   # runs of unversioned models keep the hashes they had
         return d
 
     @property
@@ -322,15 +327,28 @@ def default_env_factory(cfg: RunConfig, b: Benchmark, resources: Resources | Non
     return make_env(b, cfg.track, max_steps=cfg.max_steps, **kw)
 
 # %% ../nbs/30_runner.ipynb #e243847e
+def stratified(tasks: list[Task]) -> list[Task]:
+    """The tasks reordered so that the types take turns (search, recommend, review, search, ...), each type in its file
+    order; a type that runs out drops out of the rotation. Any prefix of 3k tasks then holds k of each type (when each has
+    k), and the prefixes of every length are nested: a paired sample that grows without changing the tasks already run."""
+    by = {ty: [t for t in tasks if t.type == ty] for ty in TASK_TYPES}
+    out, i = [], 0
+    while len(out) < len(tasks):
+        out += [by[ty][i] for ty in TASK_TYPES if i < len(by[ty])]; i += 1
+    return out
+
 def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
-    "The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`."
+    """The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`, after ordering
+    them by `cfg.sample` ('stratified': `stratified` order, so `limit=12` means 4 tasks of each type)."""
     tasks = b.split(cfg.split)
     if cfg.task_ids is not None:
         byid = {t.id: t for t in tasks}
         if missing := [i for i in cfg.task_ids if i not in byid]:
             raise KeyError(f"task ids not in split {cfg.split!r}: {missing[:5]}{' ...' if len(missing) > 5 else ''}")
         tasks = [byid[i] for i in cfg.task_ids]
+    if cfg.sample == "stratified": tasks = stratified(tasks)
     return tasks[:cfg.limit] if cfg.limit else list(tasks)
+
 
 # %% ../nbs/30_runner.ipynb #eca79e0e
 def results_path(path_or_dir: str | Path) -> Path:
@@ -453,6 +471,11 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
     return rec
 
 # %% ../nbs/30_runner.ipynb #8adbced6
+class RunLocked(RuntimeError):
+    "The run directory is locked: another process is writing this very run (wait for it, then its results are reused)."
+    def __init__(self, d: Path):
+        super().__init__(f"{d} is being written by another process (lock {d/'.lock'})"); self.dir = d
+
 class UsageError(ValueError):
     "A name, value or path given by the user (option or config file) that cannot be used; the CLI exits with status 2."
 
@@ -501,7 +524,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     d = run_dir(cfg, out_dir); d.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(d/".lock"))
     try: lock.acquire(timeout=0)
-    except Timeout: raise RuntimeError(f"{d} is being written by another process (lock {d/'.lock'})") from None
+    except Timeout: raise RunLocked(d) from None
     try:
         for tmp in d.glob(".*.tmp"): tmp.unlink()          # left by a kill during an atomic write; we hold the lock
         atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(), "config": cfg.model_dump()})

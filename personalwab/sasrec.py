@@ -156,7 +156,7 @@ def _train(b, epochs, seed, cfg, out_dir, save_every, progress, log) -> Path:
         _save({"model": model.state_dict(), "optim": opt.state_dict(), "rng": rng.bit_generator.state,
                "torch_rng": torch.get_rng_state(), "epoch": epoch, "config": asdict(cfg), "items": asins}, ckpt)
         if done: (out/"DONE").write_text(json.dumps({"epochs": epoch, "users": len(seqs), "items": len(asins)}))
-    bar = tqdm(range(start, cfg.epochs), desc="SASRec epochs", disable=not progress, initial=start, total=cfg.epochs)
+    bar = tqdm(range(start, cfg.epochs), desc="SASRec epochs", disable=None if progress else True, initial=start, total=cfg.epochs)
     for epoch in bar:
         model.train()
         order, tot = rng.permutation(len(seqs)), 0.0

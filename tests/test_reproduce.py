@@ -51,3 +51,32 @@ def test_stderr_moves_from_the_report_to_the_log(tmp_path):
     assert not noise(p)
     assert [o["name"] for o in nbformat.read(p, as_version=4).cells[0].outputs] == ["stdout"]
     assert len(log) == 1 and "cell 0 (2 lines" in log[0] and "FutureWarning" in log[0]
+
+def _parameters(nb: Path) -> set[str]:
+    "Names assigned in a notebook's `parameters` cell."
+    import ast, nbformat
+    cell = next(c for c in nbformat.read(nb, as_version=4).cells if "parameters" in c.metadata.get("tags", []))
+    return {t.id for n in ast.parse(cell.source).body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+
+def test_quick_profile_sets_parameters_the_notebooks_have():
+    "Every override of the quick profile is a parameter of some paper notebook (a misspelt name would silently do nothing)."
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    names = set().union(*map(_parameters, PAPER_NBS))
+    assert set(reproduce.QUICK) <= names, set(reproduce.QUICK) - names
+    assert (ROOT/reproduce.QUICK["puma_config"]).exists()
+    for nb in PAPER_NBS:                      # the quick task limit reaches every notebook that runs tasks
+        p = _parameters(nb)
+        if {"methods", "single_methods", "puma_config"} & p: assert {"limit", "single_limit"} & p, nb.name
+
+def test_quick_profile_labels_its_tables_as_an_illustration(tmp_path):
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    (tmp_path/"table3_single_turn.md").write_text("| method | acc |\n")
+    (tmp_path/"table3_single_turn.csv").write_text("method,acc\n")
+    assert reproduce.label_illustration(tmp_path) == 1
+    assert reproduce.label_illustration(tmp_path) == 0          # labelled once, however often the profile runs
+    text = (tmp_path/"table3_single_turn.md").read_text()
+    assert text.startswith("> **Illustration only**") and text.endswith("| method | acc |\n")
+    assert (tmp_path/"table3_single_turn.csv").read_text() == "method,acc\n"
+    assert "Illustration only" in (tmp_path/"README.md").read_text()

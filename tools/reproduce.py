@@ -5,13 +5,17 @@ Profiles:
            with the task limits set in each notebook's `parameters` cell; executed notebooks are
            written back in place (they are the readable reports the docs site shows) and tables
            and figures go to figures/.
+  quick    an illustration in at most 20 minutes: the same notebooks and the same models with 3 tasks
+           per table (one per type), 3 multi-turn steps, 5 users in Figure 5 and a PUMA trained on 16
+           tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
+           table there is labelled as an illustration: with one task per type nothing in it is evidence.
   smoke    CI's profile: the same notebooks with `smoke=True` (a handful of tasks), executed into
            a scratch folder; figures/ is not touched.
 
 Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
-Usage: python tools/reproduce.py [--profile default|smoke] [--only NAME ...] [--out DIR]
+Usage: python tools/reproduce.py [--profile default|quick|smoke] [--only NAME ...] [--out DIR]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -33,6 +37,22 @@ EXPECTED = {
     "The paper's findings, measured (verdict per claim)": "claims.ipynb",
 }
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
+
+# The quick profile's parameters (a notebook takes the ones it has; papermill only notes the others).
+QUICK = {"limit": 3, "single_limit": 3, "multi_limit": 3, "limits": {"recmind": 3}, "max_steps": 3, "n_users": 5,
+         "puma_config": "configs/puma/quick.yaml"}
+QUICK_LABEL = ("> **Illustration only** (`make reproduce PROFILE=quick`): 3 tasks per table, one of each type, and a PUMA "
+               "trained on 16 tasks. Nothing here is evidence for or against the paper; the default profile's tables are in figures/.\n\n")
+
+def label_illustration(out: Path) -> int:
+    "Put the quick profile's label on top of every Markdown table in `out` (once) and a README beside them; returns the tables labelled."
+    n = 0
+    for p in sorted(out.glob("*.md")):
+        if p.name == "README.md": continue
+        text = p.read_text()
+        if not text.startswith(QUICK_LABEL): p.write_text(QUICK_LABEL + text); n += 1
+    (out/"README.md").write_text(QUICK_LABEL + "Executed notebooks: executed/. Tables: *.md and *.csv; figures: *.png and *.svg.\n")
+    return n
 
 def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
@@ -67,9 +87,9 @@ def noise(nb_path: Path) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
-    ap.add_argument("--profile", choices=["default", "smoke"], default="default")
+    ap.add_argument("--profile", choices=["default", "quick", "smoke"], default="default")
     ap.add_argument("--only", nargs="*", help="substrings of notebook names to run")
-    ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, a temp dir for smoke)")
+    ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, runs/quick/ for quick, a temp dir for smoke)")
     args = ap.parse_args(argv)
     import papermill as pm
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
@@ -77,10 +97,12 @@ def main(argv=None) -> int:
                  "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
                  "PYTHONWARNINGS": "ignore:IProgress not found", "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
-    smoke = args.profile == "smoke"
-    out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else ROOT/"figures")
+    smoke, quick = args.profile == "smoke", args.profile == "quick"
+    out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else
+                                           ROOT/"runs"/"quick" if quick else ROOT/"figures")
     out.mkdir(parents=True, exist_ok=True)
-    executed_dir = out/"executed" if smoke else None
+    executed_dir = out/"executed" if smoke or quick else None
+    extra = QUICK if quick else {}
     have = {p.name for p in PAPER.glob("*.ipynb")}
     missing = [f"{what} -> nbs/paper/{nb}" for what, nb in EXPECTED.items() if nb not in have]
     failures, t00 = [], time.time()
@@ -92,7 +114,7 @@ def main(argv=None) -> int:
         try:
             # the notebook runs in its own folder: a relative out_dir keeps the committed notebooks free of machine paths
             out_param = os.path.relpath(out.resolve(), nb.parent.resolve()) if out.resolve().is_relative_to(ROOT) else str(out.resolve())
-            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": out_param, "smoke": smoke},
+            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": out_param, "smoke": smoke, **extra},
                                 kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
             move_stderr(dest)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
@@ -101,6 +123,7 @@ def main(argv=None) -> int:
             for line in noise(dest): print(f"    WARNING: {line}", flush=True)
         except Exception as e:  # keep going: report every failure at the end
             failures.append(nb.name); print(f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}", flush=True)
+    if quick: print(f"\nLabelled {label_illustration(out)} tables in {out} as an illustration (quick profile)")
     print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
     for p in sorted(out.glob("*.*")): print(f"  {p.name}")
     if missing: print("\nNot reproduced yet (notebook missing):\n  " + "\n  ".join(missing))
