@@ -10,7 +10,6 @@ from datetime import date as _date
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Optional
 import pandas as pd
-import typer
 from .config import repo_root
 from .metrics import best_attempt
 from .paper import METHOD_LABELS, PAPER_TABLE3, PAPER_TABLE4, PARTS
@@ -20,9 +19,8 @@ from .runner import dumps, latest_records, load_data, read_jsonl, results_path, 
 from .schema import TASK_TYPES, Benchmark
 
 # %% auto #0
-__all__ = ['MANIFEST_SCHEMA', 'SUBMISSION_FIELDS', 'PAPER_MODELS', 'submit_app', 'submission_scores', 'prepare',
-           'SubmissionReport', 'validate', 'leaderboard_dir', 'paper_rows', 'write_leaderboard_files', 'submissions',
-           'leaderboard_table', 'prepare_cli', 'validate_cli']
+__all__ = ['MANIFEST_SCHEMA', 'SUBMISSION_FIELDS', 'PAPER_MODELS', 'submission_scores', 'prepare', 'SubmissionReport', 'validate',
+           'leaderboard_dir', 'paper_rows', 'write_leaderboard_files', 'submissions', 'leaderboard_table']
 
 # %% ../nbs/34_leaderboard.ipynb #e418a401
 _SCORE = {"type": "object", "required": ["function_acc", "result_acc"], "additionalProperties": False,
@@ -297,27 +295,3 @@ def leaderboard_table(track: str, root: str | Path | None = None, verified: dict
         row["Protocol"], row["Date"] = m["protocol"], m["date"]
         rows.append(row)
     return pd.DataFrame(rows)
-
-# %% ../nbs/34_leaderboard.ipynb #973d5a9f
-_Opt = typer.Option
-submit_app = typer.Typer(name="submit", no_args_is_help=True, help="Prepare and validate leaderboard submissions.")
-
-@submit_app.command("prepare")
-def prepare_cli(runs: Annotated[list[Path], typer.Argument(help="finished run directories (same method, track, models, data)")],
-                out: Annotated[Path, _Opt(help="submission folder to write")],
-                contact: Annotated[str, _Opt(help="who to write to about this submission (e-mail or URL)")],
-                link: Annotated[Optional[list[str]], _Opt("--link", help="paper/code link (repeatable)")] = None,
-                method: Annotated[Optional[str], _Opt(help="display name (default: the paper's label of the method)")] = None,
-                notes: Annotated[str, _Opt(help="free text shown with the submission")] = "",
-                date: Annotated[Optional[str], _Opt(help="YYYY-MM-DD (default: today)")] = None) -> None:
-    "Build a submission folder (manifest.json + results.jsonl) from finished runs."
-    try: d = prepare(runs, out, contact, link or [], method, notes, date)
-    except (ValueError, FileNotFoundError) as e: print(f"error: {e}", file=sys.stderr); raise typer.Exit(1)
-    print(f"prepared {d} ({sum(1 for _ in open(d/'results.jsonl'))} records); check it with: personalwab submit validate {d}")
-
-@submit_app.command("validate")
-def validate_cli(sub_dir: Annotated[Path, typer.Argument(help="submission folder (manifest.json + results.jsonl)")]) -> None:
-    "Check a submission: schema, protocol version, data, completeness, and re-scored numbers."
-    rep = validate(sub_dir)
-    print(rep.summary())
-    if not rep.ok: raise typer.Exit(1)

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json, os, sys
 from pathlib import Path
 from typing import Annotated
-import typer
 from .protocol import PROTOCOL_VERSION, grade, protocol_info
 from .runner import (RunConfig, atomic_write_json, dumps, latest_records, load_data, read_jsonl,
                                 results_path, run_config, select_tasks, summarize, summary_path)
 from .schema import Benchmark, Task
 
 # %% auto #0
-__all__ = ['run_protocol', 'regrade_record', 'scoring_env', 'rescore', 'rescored_summary_path', 'rescore_cli']
+__all__ = ['run_protocol', 'regrade_record', 'scoring_env', 'rescore', 'rescored_summary_path']
 
 # %% ../nbs/32_rescore.ipynb #6ddd6af4
 def run_protocol(results: Path) -> dict | None:
@@ -79,20 +78,3 @@ def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=Non
 def rescored_summary_path(results: Path) -> Path:
     "Where `rescore` writes the new summary: `summary.protocol-<version>.json` beside the run's results."
     return Path(results).with_name(f"summary.protocol-{PROTOCOL_VERSION}.json")
-
-# %% ../nbs/32_rescore.ipynb #80bf848f
-def rescore_cli(path: Path) -> dict:
-    "CLI body of `personalwab score RUN --rescore`: re-grade, print old vs new overall scores and the changed tasks."
-    from tabulate import tabulate
-    try: s = rescore(path)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"error: {e}", file=sys.stderr); raise typer.Exit(1)
-    p = results_path(path)
-    old = json.loads(summary_path(p).read_text()).get("scores", {}) if summary_path(p).exists() else {}
-    rows = [[part, *(f"{(old.get(part) or {}).get(m, float('nan')):.3f} -> {(s['scores'].get(part) or {}).get(m, float('nan')):.3f}"
-                     for m in ("function_acc", "result_acc"))] for part in s["scores"]]
-    was = (s["rescored"]["from_protocol"] or {}).get("version", "unrecorded")
-    print(f"re-graded under protocol {PROTOCOL_VERSION} (run made under {was}); no model called")
-    print(tabulate(rows, headers=["part", "function_acc", "result_acc"]))
-    print(f"{s['rescored']['n_changed']} record(s) changed; summary: {rescored_summary_path(p)}")
-    return s

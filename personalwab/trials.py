@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Annotated, Iterable
 import numpy as np
 import pandas as pd
-import typer
 from .runner import RunConfig, expand_runs, latest_records, read_jsonl, run_config
 
 # %% auto #0
 __all__ = ['ERROR_RULE', 'DETERMINISTIC_BACKENDS', 'is_deterministic', 'trial_table', 'pass_hat', 'noise_floor', 'consistency',
-           'consistency_table', 'consistency_cli']
+           'consistency_table']
 
 # %% ../nbs/33_trials.ipynb #f68a3418
 ERROR_RULE = "an errored trial is a failed trial: function and result accuracy 0 (it breaks pass^k); a missing trial makes its task incomplete (left out, counted)"
@@ -100,12 +99,3 @@ def consistency_table(*paths: str | Path, n_boot: int = 1000) -> pd.DataFrame:
                      "R range": c["result_acc_range"], "R task std": c["result_acc_task_std"],
                      "R noise floor": f"[{nf[0]:+.3f}, {nf[1]:+.3f}]" if nf else ("deterministic" if c["deterministic"] else "-")})
     return pd.DataFrame(rows).set_index("run")
-
-# %% ../nbs/33_trials.ipynb #9b593984
-def consistency_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
-    "Per run: pass^1, pass^k, result-accuracy spread across trials and the noise floor (see personalwab.trials)."
-    from tabulate import tabulate
-    try: df = consistency_table(*paths)
-    except FileNotFoundError as e: print(f"error: {e}", file=sys.stderr); raise typer.Exit(1)
-    print(tabulate(df.reset_index(), headers="keys", showindex=False, floatfmt=".3f", missingval="-"))
-    print(f"errored trials: {ERROR_RULE}")
