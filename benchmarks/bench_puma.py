@@ -31,7 +31,7 @@ def strip(d: dict) -> dict:
 
 
 def main(argv=None) -> dict:
-    from personalwab.puma_pipeline import load_config, run_stage, STAGES, benchmark, base_model_path, select_tasks
+    from personalwab.puma_pipeline import load_config, run_stage, STAGES, benchmark, base_model_path, sample_split
     from personalwab.puma_train import function_accuracy
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default="configs/puma/paper.yaml")
@@ -51,7 +51,7 @@ def main(argv=None) -> dict:
         t0 = time.time(); m = run_stage(cfg, s)
         out["stages"][s] = {"wall_s_this_call": round(time.time() - t0, 1), **m}
     b = benchmark(cfg)
-    test = select_tasks(b, "test", a.eval_limit, cfg.seed + 1)
+    test = sample_split(b, "test", a.eval_limit, cfg.seed + 1)
     out["eval"] = {"tasks": len(test), "offline_function_accuracy": {}}
     models = [("untrained", base_model_path(cfg)), ("sft", str(cfg.dir("sft")/"merged")), ("puma", str(cfg.final_model))]
     for name, path in [m for m in models if m[0] in a.eval_models.split(",")]:

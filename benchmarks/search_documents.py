@@ -41,7 +41,7 @@ def main(argv=None):
     queries = [t.task for ts in b.tasks.values() for t in ts]
     lists = {}
     for name, fn in TEMPLATES.items():
-        search.product_text = fn                      # what BM25sSearcher.build indexes
+        search.index_document = fn                      # what BM25sSearcher.build indexes
         s = BM25sSearcher.build(b.products)
         lists[name] = [s.search(q, 10) for q in queries]
     ref = lists[next(iter(TEMPLATES))]

@@ -6,9 +6,9 @@
 from __future__ import annotations
 import dataclasses, hashlib, json, os, random, shutil, time
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .config import repo_root, runs_dir, shown_path, torch_threads
 from .schema import Benchmark, Task
 from .puma_data import Example, prepare_data, read_jsonl, write_jsonl, write_json
@@ -16,7 +16,7 @@ from . import puma_train as T
 
 # %% auto #0
 __all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'PumaConfig',
-           'load_config', 'stage_hash', 'stage_done', 'benchmark', 'select_tasks', 'benchmark_corpus',
+           'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split', 'benchmark_corpus',
            'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge', 'run_stage',
            'run_pipeline', 'puma_cli']
 
@@ -56,13 +56,22 @@ class PrepareCfg(_Cfg):
     max_completion_tokens: int = 256
     rec_max_items: int = 30
 
-# The trainer/LoRA fields and their defaults are `puma_train.TrainParams`' own (minus the seed,
-# which is pipeline-wide): derived, not restated, so the two can never drift apart.
-_TRAIN_FIELDS = {f.name: (get_type_hints(T.TrainParams)[f.name], f.default)
-                 for f in dataclasses.fields(T.TrainParams) if f.name != "seed"}
+class TrainCfg(_Cfg):
+    "Trainer and LoRA settings shared by SFT and DPO: the fields and defaults of `puma_train.TrainParams` but the seed (a test keeps them equal)."
+    learning_rate: float = 3e-4
+    epochs: float = 1.0
+    max_steps: int = -1
+    batch_size: int = 4
+    grad_accum: int = 1
+    max_length: int = 1024
+    warmup_ratio: float = 0.1
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    bf16: bool | None = None          # None: on GPU only
+    gradient_checkpointing: bool = False
+    logging_steps: int = 5
 
-class TrainCfg(create_model("_TrainFields", __base__=_Cfg, **_TRAIN_FIELDS)):
-    "Trainer and LoRA settings shared by SFT and DPO (the fields of `puma_train.TrainParams`)."
     def params(self, seed: int) -> T.TrainParams:
         return T.TrainParams(**self.model_dump(exclude={"kinds", "beta"}), seed=seed)
 
@@ -160,7 +169,7 @@ def benchmark(cfg: PumaConfig) -> Benchmark:
     from personalwab.data import load_benchmark
     return load_benchmark(cfg.data, progress=False)
 
-def select_tasks(b: Benchmark, split: str, limit: int | None, seed: int) -> list[Task]:
+def sample_split(b: Benchmark, split: str, limit: int | None, seed: int) -> list[Task]:
     "A seeded random subset of a split (all of it when `limit` is None), in split order."
     ts = b.split(split)
     if limit is None or limit >= len(ts): return list(ts)
@@ -186,8 +195,8 @@ def run_prepare(cfg: PumaConfig) -> dict:
     "Stage `prepare`: task-specific memory and the SFT data (function and parameter examples); returns their counts."
     from personalwab.llm import get_llm
     b, c = benchmark(cfg), cfg.prepare
-    tasks = select_tasks(b, c.split, c.limit, cfg.seed)
-    fn_tasks = select_tasks(b, c.split, c.function_limit, cfg.seed)
+    tasks = sample_split(b, c.split, c.limit, cfg.seed)
+    fn_tasks = sample_split(b, c.split, c.function_limit, cfg.seed)
     llm = get_llm(c.llm) if any(t.type == "search" for t in tasks) else None
     rep = prepare_data(b, cfg.dir("prepare"), base_model_path(cfg), split=c.split, llm=llm, k=c.k, token_budget=c.token_budget,
                        max_length=c.max_length, max_completion_tokens=c.max_completion_tokens, rec_max_items=c.rec_max_items,
@@ -205,7 +214,7 @@ def run_candidates(cfg: PumaConfig) -> dict:
     c, d = cfg.candidates, cfg.dir("candidates"); d.mkdir(parents=True, exist_ok=True)
     b = benchmark(cfg)
     exs = [Example.from_dict(r) for r in read_jsonl(cfg.dir("prepare")/"param.jsonl")]
-    exs = [e for e in exs if e.id in {t.id for t in select_tasks(b, cfg.prepare.split, None, cfg.seed)}]
+    exs = [e for e in exs if e.id in {t.id for t in sample_split(b, cfg.prepare.split, None, cfg.seed)}]
     if c.limit is not None: exs = sorted(random.Random(cfg.seed).sample(exs, min(c.limit, len(exs))), key=lambda e: e.id)
     t0 = time.time()
     rows = T.generate_candidates(cfg.dir("sft")/"merged", exs, d/"candidates.jsonl", n_sample=c.n_sample, temperature=c.temperature,

@@ -17,23 +17,23 @@ from .schema import Benchmark, Product
 from .functions import product_document
 
 # %% auto #0
-__all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'product_text', 'catalog_hash', 'setup_java',
+__all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'index_document', 'catalog_hash', 'setup_java',
            'java_class', 'write_collection', 'build_lucene_index', 'cached_index', 'Searcher', 'PyseriniSearcher',
            'lucene_tokens', 'porter_stem', 'analyze', 'int_to_byte4', 'byte4_to_int', 'LuceneBM25', 'BM25sSearcher',
            'get_searcher']
 
 # %% ../nbs/20_search.ipynb #cd140751
-def product_text(p: Product) -> str:
+def index_document(p: Product) -> str:
     "The text product `p` contributes to the search index (`contents`): `personalwab.functions.product_document`."
     return product_document(p)
 
 # %% ../nbs/20_search.ipynb #9f5d1183
-INDEX_VERSION = "3"   # bump when product_text, the analyser or the index layout changes
+INDEX_VERSION = "3"   # bump when index_document, the analyser or the index layout changes
 
 def catalog_hash(products: dict[str, Product]) -> str:
     "A 16-hex-digit hash of the indexed text of `products` (the index cache key)."
     h = hashlib.sha256(f"personalwab-index-v{INDEX_VERSION}\n".encode())
-    for asin, p in products.items(): h.update(f"{asin}\0{product_text(p)}\0".encode())
+    for asin, p in products.items(): h.update(f"{asin}\0{index_document(p)}\0".encode())
     return h.hexdigest()[:16]
 
 # %% ../nbs/20_search.ipynb #2e69f1a3
@@ -71,7 +71,7 @@ def java_class(name: str):
 def write_collection(products: dict[str, Product], path: Path) -> Path:
     "Write the catalog as Anserini `JsonCollection` lines `{\"id\": asin, \"contents\": text}` to `path`."
     with open(path, "w", encoding="utf-8") as f:
-        for asin, p in products.items(): f.write(json.dumps({"id": asin, "contents": product_text(p)}, ensure_ascii=False) + "\n")
+        for asin, p in products.items(): f.write(json.dumps({"id": asin, "contents": index_document(p)}, ensure_ascii=False) + "\n")
     return path
 
 def build_lucene_index(products: dict[str, Product], index_dir: Path | str) -> Path:
@@ -335,7 +335,7 @@ class BM25sSearcher(Searcher):
         "Index `products` in memory."
         if not products: raise ValueError("cannot index an empty catalog")
         vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(t, len(vocab)) for t in analyze(product_text(p))] for p in products.values()]
+        ids = [[vocab.setdefault(t, len(vocab)) for t in analyze(index_document(p))] for p in products.values()]
         r = LuceneBM25(k1=k1, b=b)
         r.index((ids, vocab), create_empty_token=False, show_progress=False)
         return cls(r, list(products))

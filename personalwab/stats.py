@@ -15,8 +15,8 @@ from .official import (HISTORY, INSTRUCTIONS, PROFILES, PRODUCTS, find_files, lo
                                   load_profiles, official_dir, real_profiles_path, write_official)
 
 # %% auto #0
-__all__ = ['TOKEN_RE', 'TABLE2_ROWS', 'PAPER_TABLE2', 'FIGURE3_FIELDS', 'minilm_tokenizer', 'count_tokens', 'profile_text',
-           'product_text', 'behaviour_text', 'table2', 'profiles_benchmark', 'profile_distributions',
+__all__ = ['TOKEN_RE', 'TABLE2_ROWS', 'PAPER_TABLE2', 'FIGURE3_FIELDS', 'minilm_tokenizer', 'token_counts', 'profile_text',
+           'product_json', 'behaviour_text', 'table2', 'profiles_benchmark', 'profile_distributions',
            'plot_profile_distributions', 'instruction_lengths', 'instruction_stats', 'plot_instruction_stats',
            'sha256_file', 'DataReport', 'check_data', 'check_data_cli']
 
@@ -32,7 +32,7 @@ def minilm_tokenizer():
     tok.no_truncation(); tok.no_padding()
     return tok
 
-def count_tokens(texts: list[str], tokenizer: str | Callable = "minilm") -> list[int]:
+def token_counts(texts: list[str], tokenizer: str | Callable = "minilm") -> list[int]:
     "Token counts of `texts` with `tokenizer`: 'minilm' (default), 'regex', or a callable on the list."
     texts = list(texts)
     if callable(tokenizer): return list(tokenizer(texts))
@@ -44,7 +44,7 @@ def count_tokens(texts: list[str], tokenizer: str | Callable = "minilm") -> list
 def profile_text(p: Profile) -> str:
     "A profile as its JSON text in the release (what Table 2's profile length counts)."
     return json.dumps(p.to_official(), ensure_ascii=False)
-def product_text(p: Product) -> str:
+def product_json(p: Product) -> str:
     "A product as its JSON text in the release (what Table 2's product length counts)."
     return json.dumps(p.to_official(), ensure_ascii=False)
 def behaviour_text(b: Behaviour) -> str:
@@ -64,14 +64,14 @@ def _mean(xs) -> float: return float(sum(xs)/len(xs)) if len(xs) else float("nan
 # %% ../nbs/06_stats.ipynb #ae08b140
 def table2(b: Benchmark, tokenizer: str | Callable = "minilm", splits: tuple[str, ...] = ("train", "test")) -> pd.DataFrame:
     "The rows of the paper's Table 2 for `b` (see `TABLE2_ROWS`), one column per split."
-    prof = _mean(count_tokens([profile_text(u.profile) for u in b.users.values()], tokenizer))
-    prod = _mean(count_tokens([product_text(p) for p in b.products.values()], tokenizer))
+    prof = _mean(token_counts([profile_text(u.profile) for u in b.users.values()], tokenizer))
+    prod = _mean(token_counts([product_json(p) for p in b.products.values()], tokenizer))
     firsts = {}                                            # split -> {user: timestamp of first task}
     for s in splits:
         f = firsts[s] = {}
         for t in b.tasks.get(s, []): f[t.user_id] = min(f.get(t.user_id, t.timestamp), t.timestamp)
     need = list(dict.fromkeys(u for f in firsts.values() for u in f))   # tokenize each behaviour once
-    flat = count_tokens([behaviour_text(x) for u in need for x in b.users[u].behaviours], tokenizer)
+    flat = token_counts([behaviour_text(x) for u in need for x in b.users[u].behaviours], tokenizer)
     toks, i = {}, 0
     for u in need: n = len(b.users[u].behaviours); toks[u] = flat[i:i+n]; i += n
     cols = {}
@@ -79,7 +79,7 @@ def table2(b: Benchmark, tokenizer: str | Callable = "minilm", splits: tuple[str
         tasks = b.tasks.get(s, [])
         lens = {u: len(b.history_before(u, ts)) for u, ts in firsts[s].items()}   # a prefix: behaviours are time-ordered
         cols[s] = [len(lens), prof, _mean(list(lens.values())), _mean([sum(toks[u][:n]) for u, n in lens.items()]),
-                   len(tasks), _mean(count_tokens([t.task for t in tasks], tokenizer)), len(b.products), prod]
+                   len(tasks), _mean(token_counts([t.task for t in tasks], tokenizer)), len(b.products), prod]
     return pd.DataFrame(cols, index=list(TABLE2_ROWS))
 
 # %% ../nbs/06_stats.ipynb #f1c4d242
@@ -122,7 +122,7 @@ def instruction_lengths(b: Benchmark, tokenizer: str | Callable = "minilm") -> p
     "One row per instruction: id, split, type, user_id, tokens, words."
     rows = [(t.id, s, t.type, t.user_id, t.task) for s, ts in b.tasks.items() for t in ts]
     df = pd.DataFrame(rows, columns=["id", "split", "type", "user_id", "text"])
-    df["tokens"] = count_tokens(df.text.tolist(), tokenizer)
+    df["tokens"] = token_counts(df.text.tolist(), tokenizer)
     df["words"] = df.text.str.split().str.len().fillna(0).astype(int)
     return df.drop(columns="text")
 

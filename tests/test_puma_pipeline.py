@@ -31,10 +31,10 @@ def test_sft_learns(trained):
 
 
 def test_sft_model_identifies_functions_on_held_out_tasks(trained):
-    from personalwab.puma_pipeline import benchmark, base_model_path, select_tasks
+    from personalwab.puma_pipeline import benchmark, base_model_path, sample_split
     from personalwab.puma_train import function_accuracy
     cfg, _ = trained
-    test = select_tasks(benchmark(cfg), "test", 45, seed=1)            # held out: the test split
+    test = sample_split(benchmark(cfg), "test", 45, seed=1)            # held out: the test split
     before = function_accuracy(base_model_path(cfg), test)
     after = function_accuracy(cfg.dir("sft")/"merged", test)
     assert after["parseable"] >= 0.9, after["predictions"][:5]
@@ -73,3 +73,13 @@ def test_stage_configs_match_all_yaml():
         assert getattr(part, s) == getattr(full, s), s
         assert (part.work_dir, part.data, part.base_model, part.seed) == (full.work_dir, full.data, full.base_model, full.seed), s
     for f in root.glob("*.yaml"): load_config(f)          # every config parses (unknown keys are errors)
+
+
+def test_train_cfg_fields_are_train_params():
+    "TrainCfg restates puma_train.TrainParams (all but the seed): names, types, defaults and order must not drift."
+    import dataclasses
+    from typing import get_type_hints
+    from personalwab.puma_pipeline import TrainCfg
+    from personalwab.puma_train import TrainParams
+    want = [(f.name, get_type_hints(TrainParams)[f.name], f.default) for f in dataclasses.fields(TrainParams) if f.name != "seed"]
+    assert [(k, f.annotation, f.default) for k, f in TrainCfg.model_fields.items()] == want
