@@ -13,6 +13,7 @@ from tqdm import tqdm
 from .schema import (Behaviour, Benchmark, DataError, Product, Profile, Review, Target, Task, User,
                                 PROFILE_FIELDS, TASK_TYPES, check_benchmark, parse)
 from .generate import DIVERSITY, COMPLEXITY, PRICE_SENSITIVITY, RawData, Rng
+from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['GENDER_CUES', 'AGE_CUES', 'OCCUPATION_CUES', 'ASPECT_WORDS', 'AREA', 'ATTR_KEYS', 'GENERIC_LEAVES', 'PLURAL_NOUNS',
@@ -381,7 +382,7 @@ def _render_history(bs: list[dict], k: int) -> str:
 class LLMGenerator:
     "Profiles and instructions from an LLM (`personalwab.llm`), with template fallback when output does not parse."
     name = "llm"
-    def __init__(self, spec: str = "smollm2", llm=None, fallback: TemplateGenerator | None = None, history_items: int = 20,
+    def __init__(self, spec: str = DEFAULT_LLM, llm=None, fallback: TemplateGenerator | None = None, history_items: int = 20,
                  max_tokens: int = 200, temperature: float = 0.0):
         self.spec, self._llm, self.fallback = spec, llm, fallback or TemplateGenerator()
         self.history_items, self.max_tokens, self.temperature = history_items, max_tokens, temperature
@@ -476,7 +477,7 @@ def make_generator(generator: str | Generator = "template", **kw) -> Generator:
     "A generator by name (`'template'`, `'llm'` or `'llm:<spec>'`) or the object itself."
     if not isinstance(generator, str): return generator
     if generator == "template": return TemplateGenerator()
-    if generator == "llm" or generator.startswith("llm:"): return LLMGenerator(generator.partition(":")[2] or "smollm2", **kw)
+    if generator == "llm" or generator.startswith("llm:"): return LLMGenerator(generator.partition(":")[2] or DEFAULT_LLM, **kw)
     raise ValueError(f"unknown generator {generator!r}; use 'template', 'llm' or 'llm:<spec>'")
 
 def build_benchmark(raw: RawData, generator: str | Generator = "template", seed: int = 0, n_users: int | None = None,

@@ -26,6 +26,7 @@ from .trajectory import _benchmark_instruction, load_run, text, trajectory
 from .leaderboard import prepare, validate
 from .trials import ERROR_RULE, consistency_table
 from .stats import check_data_cli
+from .config import DEFAULT_LLM
 
 # %% ../nbs/90_cli.ipynb #ff267ed6
 _Opt = typer.Option
@@ -231,7 +232,7 @@ def puma_stage_cli(stage: Annotated[str, typer.Argument(help="prepare | sft | ca
         puma_cli(stage, str(config) if config else None, set or [], force)
 
 # %% ../nbs/90_cli.ipynb #c8f21caf
-def serve_cli(model: Annotated[str, _Opt(help="LLM spec: smollm2 | tiny | hf:<path>")] = "smollm2",
+def serve_cli(model: Annotated[str, _Opt(help="LLM spec: smollm2 | tiny | hf:<path>")] = DEFAULT_LLM,
               host: Annotated[str, _Opt(help="bind address (keep it on loopback unless you mean it)")] = "127.0.0.1",
               port: Annotated[int, _Opt(help="TCP port")] = 8000) -> None:
     "Serve a local model behind an OpenAI-compatible `/v1/chat/completions` endpoint until interrupted."

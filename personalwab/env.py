@@ -16,6 +16,8 @@ from .functions import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTI
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
 from .resources import Resources
 from .llm_cache import encodable
+from .config import DEFAULT_LLM
+from .schema import Track
 
 # %% auto #0
 __all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv',
@@ -45,7 +47,7 @@ SYS_PROMPT_MULTI = """You are a personalized shopping agent that can search for 
 - Make at most one tool call at a time, and never reply to the user and call a tool in the same turn.
 - If a memory of the user's past purchases and reviews is provided, use it to personalize your tool input."""
 
-def system_prompt(track: str, max_steps: int = 10) -> str:
+def system_prompt(track: Track, max_steps: int = 10) -> str:
     "The environment's system prompt for `track` ('single' or 'multi')."
     if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
     return SYS_PROMPT_SINGLE if track == "single" else SYS_PROMPT_MULTI.replace("<NUM>", str(max_steps))
@@ -98,7 +100,7 @@ class Episode:
     task_id: str
     user_id: str
     type: str
-    track: str
+    track: Track
     actions: list[dict] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
     rewards: list[tuple[float, float]] = field(default_factory=list)   # one per terminal call
@@ -117,7 +119,7 @@ class Episode:
 # %% ../nbs/24_env.ipynb #134436f7
 class WebEnv:
     "The PersonalWAB web environment for one episode at a time."
-    def __init__(self, b: Benchmark, track: str = "single", max_steps: int = 10, searcher=None, recommender=None,
+    def __init__(self, b: Benchmark, track: Track = "single", max_steps: int = 10, searcher=None, recommender=None,
                  simulator=None, review_scorer=None, split: str = "test", seed: int = 0):
         if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
         if max_steps < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
@@ -266,7 +268,7 @@ def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None 
 WebEnv.log_call, WebEnv.episode = log_call, episode
 
 # %% ../nbs/24_env.ipynb #e60d2496
-def make_env(b: Benchmark, track: str = "single", *, max_steps: int = 10, engine: str = "pyserini", user_llm: str = "smollm2",
+def make_env(b: Benchmark, track: Track = "single", *, max_steps: int = 10, engine: str = "pyserini", user_llm: str = DEFAULT_LLM,
              allow_user_stop: bool = True, searcher=None, recommender=None, simulator=None, review_scorer=None,
              resources: Resources | None = None, **kw) -> WebEnv:
     "A `WebEnv` with the real parts of `resources` (default: `Resources(b)`; built lazily, shared per process) for whatever is not given."

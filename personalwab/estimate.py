@@ -13,6 +13,7 @@ from .runner import (RunConfig, agent_kwargs, latest_records, load_data, read_js
                                 usage_by_role)
 from .config import runs_dir
 from .schema import Benchmark
+from .schema import Track
 
 # %% auto #0
 __all__ = ['ASSUMED', 'ModelCallAttempted', 'NoCallLLM', 'calibration', 'first_prompts', 'estimate', 'estimate_table',
@@ -30,7 +31,7 @@ class NoCallLLM:
     def chat_many(self, *a, **kw): raise ModelCallAttempted("estimate: a model call was attempted")
 
 # %% ../nbs/36_estimate.ipynb #db6226f8
-def calibration(method: str, track: str, runs: Iterable[str | Path] | None = None, exclude: Iterable[str | Path] = (),
+def calibration(method: str, track: Track, runs: Iterable[str | Path] | None = None, exclude: Iterable[str | Path] = (),
                 root: str | Path | None = None) -> dict:
     "Per role: tasks seen, calls per task, prompt multiplier, prompt and completion tokens per call; from `runs` or the run folders under `root` (default `runs_dir()`)."
     base = Path(root or runs_dir()) if runs is None else None

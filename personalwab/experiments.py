@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .schema import TASK_TYPES
+from .config import DEFAULT_LLM
+from .schema import Track
 
 # %% auto #0
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
@@ -42,7 +44,7 @@ def memory_note(memory_lengths: str) -> str:
     return ("- Memory length: the paper's stated values, 50 single-turn / 20 multi-turn / 400 RecMind (task-specific memory 100); "
             "the published numbers were produced with 10 everywhere (`memory_lengths = \"original\"`).")
 
-def table_configs(methods, track: str, *, agent_llm: str = "smollm2", user_llm: str = "smollm2", limit=None,
+def table_configs(methods, track: Track, *, agent_llm: str = DEFAULT_LLM, user_llm: str = DEFAULT_LLM, limit=None,
                   sample: str = "stratified", seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
                   puma: dict | None = None, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
     """One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one.
@@ -60,7 +62,7 @@ def table_configs(methods, track: str, *, agent_llm: str = "smollm2", user_llm: 
     return out
 
 # %% ../nbs/62_experiments.ipynb #82a92da6
-def table4_configs(methods, *, agent_llm="smollm2", user_llm="smollm2", limit=None, max_steps=10, seed=2024, data="default",
+def table4_configs(methods, *, agent_llm=DEFAULT_LLM, user_llm=DEFAULT_LLM, limit=None, max_steps=10, seed=2024, data="default",
                    workers=1, smoke=False, agent_params=None, memory_lengths="original") -> dict:
     "Table 4's runs (also Figures 7-9's multi-turn runs); `smoke` swaps in the tiny model, 3 tasks, 3 steps."
     if smoke: agent_llm, user_llm, limit, max_steps = SMOKE_LLM, SMOKE_LLM, SMOKE_LIMIT, SMOKE_MAX_STEPS
@@ -103,7 +105,7 @@ def puma_models(cfg, log=print) -> dict:
     log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: work folder {cfg.root.name}")
     return models
 
-def table3_configs(methods, *, agent_llm="smollm2", limit=None, seed=2024, data="default", workers=1,
+def table3_configs(methods, *, agent_llm=DEFAULT_LLM, limit=None, seed=2024, data="default", workers=1,
                    puma_config="configs/puma/paper.yaml", smoke=False, agent_params=None, memory_lengths="original"):
     "Table 3's runs (also Figure 7's single-turn runs): (configs, PUMA models or None). Trains PUMA if 'puma' is a method."
     puma = puma_models(puma_config_for(puma_config, smoke, data)) if "puma" in methods else None

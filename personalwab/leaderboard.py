@@ -17,6 +17,7 @@ from .protocol import PROTOCOL_VERSION, data_hash, grade
 from .rescore import run_protocol, scoring_env
 from .runner import dumps, latest_records, load_data, read_jsonl, results_path, run_config
 from .schema import TASK_TYPES, Benchmark
+from .schema import Track
 
 # %% auto #0
 __all__ = ['MANIFEST_SCHEMA', 'SUBMISSION_FIELDS', 'PAPER_MODELS', 'submission_scores', 'prepare', 'SubmissionReport', 'validate',
@@ -244,7 +245,7 @@ def leaderboard_dir() -> Path:
     "The repository's `leaderboard/` folder."
     return repo_root()/"leaderboard"
 
-def paper_rows(track: str) -> dict:
+def paper_rows(track: Track) -> dict:
     "The paper's published rows for `track` (Table 3: single, Table 4: multi) as leaderboard entries marked as reported."
     table, name = (PAPER_TABLE3, "Table 3") if track == "single" else (PAPER_TABLE4, "Table 4")
     rows = []
@@ -269,7 +270,7 @@ def write_leaderboard_files(root: str | Path | None = None) -> list[Path]:
     return out
 
 # %% ../nbs/34_leaderboard.ipynb #d7735599
-def submissions(root: str | Path | None = None, track: str | None = None) -> list[tuple[Path, dict]]:
+def submissions(root: str | Path | None = None, track: Track | None = None) -> list[tuple[Path, dict]]:
     "(folder, manifest) of every submission under `root/submissions/`, optionally of one track."
     base = Path(root or leaderboard_dir())/"submissions"
     out = []
@@ -278,7 +279,7 @@ def submissions(root: str | Path | None = None, track: str | None = None) -> lis
         if track is None or m.get("track") == track: out.append((d, m))
     return out
 
-def leaderboard_table(track: str, root: str | Path | None = None, verified: dict[str, bool] | None = None) -> pd.DataFrame:
+def leaderboard_table(track: Track, root: str | Path | None = None, verified: dict[str, bool] | None = None) -> pd.DataFrame:
     "The leaderboard of `track`: the paper's rows and the submissions, with the paper's columns (Table 3 or 4)."
     root = Path(root or leaderboard_dir())
     entries = [(e, "reported by the paper") for e in json.loads((root/f"paper-{track}.json").read_text())["rows"]]

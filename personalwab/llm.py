@@ -8,6 +8,7 @@ import collections, copy, importlib, json, os, threading, time
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable, Iterable
 from .llm_cache import ResponseCache, cache_key, default_cache, encodable
+from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['ROLES', 'PRICES', 'USAGE_LOG', 'GEN_PARAMS', 'BACKENDS', 'ToolCall', 'Usage', 'Completion', 'price_table',
@@ -271,7 +272,7 @@ def _factory(name: str) -> Callable[..., LLM]:
         mod, attr = f.split(":"); f = getattr(importlib.import_module(mod), attr)
     return f
 
-def get_llm(spec: str = "smollm2", **kw) -> LLM:
+def get_llm(spec: str = DEFAULT_LLM, **kw) -> LLM:
     "The LLM named by `spec` ('smollm2', 'tiny', 'hf:<path>', 'openai:<model>[@base_url]')."
     if isinstance(spec, LLM): return spec
     name, _, arg = spec.partition(":")

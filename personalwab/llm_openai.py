@@ -12,6 +12,7 @@ import openai
 from openai import OpenAI
 from .llm import LLM, Completion, ToolCall, Usage, get_llm
 from .toolcalls import with_tools, parse_tool_call, tool_call_schema, _load_args
+from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['RETRY_STATUS', 'normalize_messages', 'backoff_delay', 'OpenAILLM', 'from_spec', 'Faults', 'make_app', 'Server',
@@ -225,12 +226,12 @@ class Server:
     def __enter__(self): return self.start()
     def __exit__(self, *a): self.stop()
 
-def serve(llm: LLM | str = "smollm2", faults: Faults | None = None, port: int = 0, **kw) -> Server:
+def serve(llm: LLM | str = DEFAULT_LLM, faults: Faults | None = None, port: int = 0, **kw) -> Server:
     "Start an OpenAI-compatible server for `llm` (a spec or an LLM; `kw` go to `get_llm`) on 127.0.0.1; use as a context manager."
     llm = get_llm(llm, **kw) if isinstance(llm, str) else llm
     return Server(make_app(llm, faults), port=port)
 
-def serve_forever(spec: str = "smollm2", host: str = "127.0.0.1", port: int = 8000, faults: Faults | dict | None = None,
+def serve_forever(spec: str = DEFAULT_LLM, host: str = "127.0.0.1", port: int = 8000, faults: Faults | dict | None = None,
                   log_level: str = "info", **kw) -> None:
     "Serve `spec` until interrupted (the `personalwab serve` command); `kw` go to `get_llm`."
     import uvicorn

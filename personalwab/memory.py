@@ -8,6 +8,7 @@ import hashlib, json, random, re, threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
+from .schema import Track
 
 # %% auto #0
 __all__ = ['PAPER_MEMORY_LENGTH', 'ORIGINAL_MEMORY_LENGTH', 'PUMA_MEMORY_LENGTH', 'PUMA_TOKEN_BUDGETS', 'Tokenizer',
@@ -28,7 +29,7 @@ ORIGINAL_MEMORY_LENGTH = 10   # what the released code silently used for every s
 PUMA_MEMORY_LENGTH = 100      # PUMA retrieves the top 100 relevant behaviours before truncation
 PUMA_TOKEN_BUDGETS = (256, 512, 768)
 
-def memory_length(strategy: str, track: str = "single", original: bool = False, configured: int | None = None) -> int:
+def memory_length(strategy: str, track: Track = "single", original: bool = False, configured: int | None = None) -> int:
     "How many behaviours `strategy` keeps: `configured` if given, else the original code's 10 if `original`, else the paper's value."
     if configured is not None: return int(configured)
     if original: return ORIGINAL_MEMORY_LENGTH

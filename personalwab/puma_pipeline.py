@@ -13,6 +13,7 @@ from .config import repo_root, runs_dir, shown_path, torch_threads
 from .schema import Benchmark, Task
 from .puma_data import Example, prepare_data, read_jsonl, write_jsonl, write_json
 from . import puma_train as T
+from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'PumaConfig',
@@ -49,7 +50,7 @@ class PrepareCfg(_Cfg):
     split: str = "train"
     limit: int | None = None          # parameter examples: a seeded random subset of the split (None: all tasks)
     function_limit: int | None = None # function examples: a seeded random subset (None: every task of the split)
-    llm: str = "smollm2"              # search pseudo-label writer, any `get_llm` spec ("openai:gpt-4o-mini" as the paper)
+    llm: str = DEFAULT_LLM            # search pseudo-label writer, any `get_llm` spec ("openai:gpt-4o-mini" as the paper)
     k: int = 100                      # behaviours retrieved before truncation
     token_budget: int = 768           # memory tokens (paper: 768; Table 6: 256/512)
     max_length: int = 1024            # prompt + completion tokens (trl's max_length)
@@ -106,7 +107,7 @@ class PumaConfig(_Cfg):
     "The whole pipeline; a per-stage YAML file sets the shared keys and its own section."
     work_dir: str = "runs/puma/default"
     data: str = "default"             # load_benchmark source
-    base_model: str = "smollm2"       # 'smollm2', 'tiny' (built from this benchmark's text), 'hf:<path>' or a path
+    base_model: str = DEFAULT_LLM     # 'smollm2', 'tiny' (built from this benchmark's text), 'hf:<path>' or a path
     seed: int = 0
     tiny_warmup_steps: int = 300      # LM warm-up of the 'tiny' base on the benchmark's text
     torch_threads: int | None = None  # torch intra-op threads (None: torch's default); 1 on a shared, oversubscribed CPU

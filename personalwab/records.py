@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from .schema import Track
 
 # %% auto #0
 __all__ = ['RECORD_HEAD', 'SCORE_COLUMNS', 'dumps', 'atomic_write_json', 'repair_jsonl', 'record_problem', 'read_jsonl',
@@ -165,7 +166,7 @@ def episode_record(ep: Any, task: Task, *, trial: int = 0, seed: int = 0, attemp
     return rec | {"usage": usage} | rest | {"seed": seed, "attempt": attempt, "started": started, "finished": _now(), "worker": worker}
 
 def error_record(task: Task, exc: BaseException, *, trial: int = 0, seed: int = 0, attempt: int = 1,
-                 started: str = "", wall_s: float = 0.0, track: str | None = None, worker: str = "") -> dict:
+                 started: str = "", wall_s: float = 0.0, track: Track | None = None, worker: str = "") -> dict:
     "The JSONL record of a task whose agent or environment raised `exc` (scores 0, retried on resume)."
     return {"task_id": task.id, "trial": trial, "status": "error", "type": task.type, "user_id": task.user_id,
             "track": track, "target_asin": task.target_asin, "function_acc": 0.0, "result_acc": 0.0, "steps": 0,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys, threading
 from typing import Any, Callable
 from .schema import Benchmark
+from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['PROCESS_CACHES', 'shared', 'built', 'release', 'Lazy', 'Resources', 'shared_llm', 'process_caches']
@@ -83,7 +84,7 @@ class Resources:
         from personalwab.memory import get_embedder
         return get_embedder()
 
-    def llm(self, spec: str = "smollm2"):
+    def llm(self, spec: str = DEFAULT_LLM):
         "The LLM of `spec` (as for `llm.get_llm`), loaded once per process."
         return shared_llm(spec)
 

@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from .config import DEFAULT_LLM
+from .schema import Track
 
 # %% auto #0
 __all__ = ['IDENTITY_FIELDS', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'parse_params', 'load_config_file', 'one_line']
@@ -27,10 +29,10 @@ class RunConfig(BaseModel):
     "What a run computes (hashed into its directory name) and how much of it to compute now."
     model_config = ConfigDict(extra="forbid", frozen=True)
     method: str = Field(min_length=1, description="agent method: a name of `personalwab.methods.METHODS` or 'oracle'")
-    track: Literal["single", "multi"] = "single"
+    track: Track = "single"
     split: Literal["train", "test"] = "test"
-    agent_llm: str = "smollm2"
-    user_llm: str = "smollm2"
+    agent_llm: str = DEFAULT_LLM
+    user_llm: str = DEFAULT_LLM
     model_version: Optional[str] = Field(None, description="version of the model behind `agent_llm` when its name does not "
                                          "change with its weights (a trained PUMA's pipeline hash): a retrained model is a new run")
     temperature: float = Field(0.0, ge=0)

@@ -11,14 +11,15 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError, field_validator, model_validator)
 
 # %% auto #0
-__all__ = ['TaskType', 'Split', 'TASK_TYPES', 'SPLITS', 'FUNCTION_FOR_TYPE', 'TYPE_FOR_FUNCTION', 'MAX_DEPTH', 'MAX_TIMESTAMP',
-           'Timestamp', 'Stars', 'Count', 'NonBlank', 'Price', 'LEVELS', 'PROFILE_FIELDS', 'DAY_MS', 'DataError',
-           'too_deep', 'Record', 'parse', 'Product', 'Review', 'Behaviour', 'Profile', 'Target', 'Task', 'User',
-           'Benchmark', 'check_benchmark', 'tiny_benchmark', 'DataWarning', 'data_warnings']
+__all__ = ['TaskType', 'Split', 'Track', 'TASK_TYPES', 'SPLITS', 'FUNCTION_FOR_TYPE', 'TYPE_FOR_FUNCTION', 'MAX_DEPTH',
+           'MAX_TIMESTAMP', 'Timestamp', 'Stars', 'Count', 'NonBlank', 'Price', 'LEVELS', 'PROFILE_FIELDS', 'DAY_MS',
+           'DataError', 'too_deep', 'Record', 'parse', 'Product', 'Review', 'Behaviour', 'Profile', 'Target', 'Task',
+           'User', 'Benchmark', 'check_benchmark', 'tiny_benchmark', 'DataWarning', 'data_warnings']
 
 # %% ../nbs/01_schema.ipynb #b1a67bf3
 TaskType = Literal["search", "recommend", "review"]
 Split = Literal["history", "train", "test"]
+Track = Literal["single", "multi"]   # single-turn, or multi-turn with a user simulator
 TASK_TYPES: tuple[str, ...] = get_args(TaskType)
 SPLITS: tuple[str, ...] = get_args(Split)
 FUNCTION_FOR_TYPE: dict[str, str] = {"search": "search_product_by_query",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Callable, Optional
 from .functions import TERMINAL_FUNCTIONS
 from .runner import latest_records, read_jsonl, results_path, summary_path, view
+from .schema import Track
 
 # %% auto #0
 __all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'text', 'task_html', 'run_html', 'site_pages']
@@ -48,7 +49,7 @@ class Trajectory:
     run: str
     task_id: str
     type: str
-    track: str
+    track: Track
     status: str
     instruction: str
     memory: str
