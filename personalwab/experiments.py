@@ -13,8 +13,8 @@ from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'MEMORY_LENGTHS',
-           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'DEFAULT_BUDGET',
+__all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'DEFAULT_BUDGET', 'MEMORY_LENGTHS',
+           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'budget_params',
            'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits', 'puma_config',
            'puma_config_for', 'puma_models', 'table3_configs', 'puma_relevant_memory_factory', 'table5_configs',
            'table6_configs', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
@@ -26,6 +26,14 @@ MULTI_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory",
 SMOKE_LIMIT = 3            # smoke profile: the first 3 test tasks (one of each type in the default benchmark)
 SMOKE_LLM = "tiny"         # smoke profile: the tiny in-process model in every LLM role (plumbing only: fast, meaningless)
 SMOKE_MAX_STEPS = 3
+
+# %% ../nbs/62_experiments.ipynb #abedc375
+DEFAULT_BUDGET = 768   # the PUMA agent's default memory token budget (the paper's)
+
+def budget_params(models: dict) -> dict:
+    "Agent params that set PUMA's memory budget to the one `models` were trained with (none when it is the default)."
+    t = models.get("token_budget", DEFAULT_BUDGET)
+    return {} if t == DEFAULT_BUDGET else {"token_budget": t}
 
 # %% ../nbs/62_experiments.ipynb #88c14b59
 MEMORY_LENGTHS = ("original", "paper")
@@ -58,7 +66,7 @@ def table_configs(methods, track: Track, *, agent_llm: str = DEFAULT_LLM, user_l
         out[m] = RunConfig(method=m, track=track, agent_llm=puma["full"] if m == "puma" else agent_llm, user_llm=user_llm,
                            limit=limit, sample=sample, seed=seed, data=data, max_steps=max_steps, workers=workers,
                            model_version=puma["version"] if m == "puma" else None,
-                           params={} if m == "puma" else dict(agent_params or {}) | mem)
+                           params=budget_params(puma) if m == "puma" else dict(agent_params or {}) | mem)
     return out
 
 # %% ../nbs/62_experiments.ipynb #82a92da6
@@ -93,7 +101,8 @@ def puma_config_for(config: str, smoke: bool, data: str = "default"):
 # %% ../nbs/62_experiments.ipynb #8c595b89
 def puma_models(cfg, log=print) -> dict:
     """Train (or reuse: the pipeline caches every stage) the PUMA pipeline of `cfg`. LLM specs of its base, SFT-only and
-    final (SFT+DPO) models, and `version` (hash of the final stage; it keys the runs, so a retrained model is a new run)."""
+    final (SFT+DPO) models, `version` (hash of the final stage; it keys the runs, so a retrained model is a new run) and
+    `token_budget`, the memory budget its training prompts had: Tables 3 and 5 evaluate it with that budget."""
     from filelock import FileLock
     from personalwab.puma_pipeline import run_pipeline, base_model_path, stage_done
     t0 = time.perf_counter()
@@ -101,7 +110,8 @@ def puma_models(cfg, log=print) -> dict:
     with FileLock(str(cfg.root) + ".lock"):   # notebooks running in parallel train the pipeline once
         m = run_pipeline(cfg, log=log)
     models = {"base": cfg.base_model if cfg.base_model == "smollm2" else f"hf:{base_model_path(cfg)}",
-              "sft": f"hf:{cfg.dir('sft')/'merged'}", "full": m["merge"]["model"], "version": stage_done(cfg, "merge")["hash"]}
+              "sft": f"hf:{cfg.dir('sft')/'merged'}", "full": m["merge"]["model"], "version": stage_done(cfg, "merge")["hash"],
+              "token_budget": cfg.prepare.token_budget}
     log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: work folder {cfg.root.name}")
     return models
 
@@ -132,7 +142,6 @@ def puma_relevant_memory_factory(cfg, b):
 # %% ../nbs/62_experiments.ipynb #e94c3f55
 PUMA_ABLATIONS = {"full": "PUMA", "no_taskspecific_memory": "w/o task-specific memory", "no_sft": "w/o SFT", "no_dpo": "w/o DPO"}
 TABLE5_FACTORIES = {"no_taskspecific_memory": puma_relevant_memory_factory}
-DEFAULT_BUDGET = 768   # the PUMA agent's default memory token budget
 
 def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
     from personalwab.runner import RunConfig
@@ -140,8 +149,8 @@ def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
                      seed=seed, data=data, workers=workers, params=params)
 
 def table5_configs(models: dict, *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
-    "Table 5's rows: the final model; it with relevant memory (see `TABLE5_FACTORIES`); the base model (w/o SFT); the SFT model (w/o DPO)."
-    c = lambda llm, **p: _puma_config(models, llm, limit, seed, data, workers, **p)
+    "Table 5's rows, all with the memory budget of the model's training: the final model; it with relevant memory (see `TABLE5_FACTORIES`); the base model (w/o SFT); the SFT model (w/o DPO)."
+    c = lambda llm, **p: _puma_config(models, llm, limit, seed, data, workers, **budget_params(models), **p)
     return {"full": c(models["full"]), "no_taskspecific_memory": c(models["full"], memory="relevant"),
             "no_sft": c(models["base"]), "no_dpo": c(models["sft"])}
 
