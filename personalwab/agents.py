@@ -4,10 +4,10 @@
 
 # %% ../nbs/41_agents.ipynb #9ca7a7ae
 from __future__ import annotations
-import json, re, threading
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 # %% auto #0
 __all__ = ['SINGLE_TURN_CALLS', 'REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RECMIND_RULES', 'INTEREC_RULES',
@@ -22,7 +22,7 @@ from .llm_cache import encodable
 from .toolcalls import loads_bounded
 from .env import Action, Episode, WebEnv, StepResult
 from .resources import shared
-from .functions import TERMINAL_FUNCTIONS
+from .web_tools import TERMINAL_FUNCTIONS
 from .memory import (Memory, get_memory, memory_length, ORIGINAL_MEMORY_LENGTH, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
                                 interec_update_messages, parse_profile_update, PUMA_MEMORY_LENGTH, fit_prefix)
 

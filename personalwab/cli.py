@@ -8,7 +8,7 @@ __all__ = ['submit_app', 'app', 'METHOD_HELP', 'cli_errors', 'runs_view_cli', 'r
            'puma_stage_cli', 'serve_cli', 'main', 'methods_cli']
 
 # %% ../nbs/90_cli.ipynb #526f9607
-import contextlib, json, os, signal, sys, threading, warnings
+import contextlib, json, os, sys, warnings
 from pathlib import Path
 from typing import Annotated, Optional
 import pandas as pd

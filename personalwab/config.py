@@ -7,7 +7,7 @@ __all__ = ['DEFAULT_LLM', 'OFFLINE_ENV', 'repo_root', 'data_dir', 'cache_dir', '
            'torch_threads']
 
 # %% ../nbs/00_config.ipynb #ff60dbb1
-import os, warnings
+import os
 from contextlib import contextmanager
 from pathlib import Path
 

@@ -5,7 +5,6 @@
 # %% ../nbs/05_data.ipynb #3664eea1
 from __future__ import annotations
 import hashlib, inspect, json, os, shutil, time
-from dataclasses import asdict
 from pathlib import Path
 from filelock import FileLock
 from .config import data_dir

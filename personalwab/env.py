@@ -4,14 +4,14 @@
 
 # %% ../nbs/24_env.ipynb #977efb4f
 from __future__ import annotations
+from fastcore.basics import patch
 import json
 import random
-import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
-from .schema import Benchmark, Task
-from .functions import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
+from typing import Any
+from .schema import Benchmark, Product, Task
+from .web_tools import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
                                    render_product, tool_schemas, check_arguments)
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
 from .resources import Resources
@@ -20,9 +20,8 @@ from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv',
-           'initial_observation', 'reset', 'score_call', 'step', 'log_call', 'episode', 'make_env', 'oracle_action',
-           'run_oracle']
+__all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv', 'shown_product',
+           'initial_observation', 'make_env', 'oracle_action', 'run_oracle']
 
 # %% ../nbs/24_env.ipynb #9ea846a6
 SYS_PROMPT_SINGLE = """You are a personalized shopping agent that can search for products, recommend products, or write product reviews for a user.
@@ -128,6 +127,7 @@ class WebEnv:
         self.simulator, self._scorer = simulator, review_scorer
         self.rng = random.Random(seed)
         self.task: Task | None = None
+        self.shown_product: Product | None = None   # the product the first observation shows (review tasks), typed
         self.done = True
 
     @property
@@ -144,12 +144,17 @@ class WebEnv:
         return tool_schemas(include_details)
 
 # %% ../nbs/24_env.ipynb #8fc75a6d
+def shown_product(task: Task) -> Product | None:
+    "The product a task's first observation shows: the one to review in a review task, else none."
+    return task.target.product_info if task.type == "review" else None
+
 def initial_observation(task: Task) -> str:
     "`USER {uid}: {instruction}` (+ the product block for review tasks)."
     obs = f"USER {task.user_id}: {task.task}"
-    if task.type == "review": obs += f"\nHere is the product information: \n{render_product(task.target.product_info)}\n"
+    if (p := shown_product(task)) is not None: obs += f"\nHere is the product information: \n{render_product(p)}\n"
     return obs
 
+@patch
 def reset(self: WebEnv, task: Task | str | int | None = None) -> str:
     "Start an episode on `task` (a Task, task id, index into the split, or None for a random one); a bad `task` is a clear error."
     if task is None: task = self.tasks[self.rng.randrange(len(self.tasks))]
@@ -168,12 +173,13 @@ def reset(self: WebEnv, task: Task | str | int | None = None) -> str:
     if task.user_id not in self.b.users: raise KeyError(f"task {task.id}: unknown user {task.user_id!r}")
     if self.track == "multi" and self.simulator is None: raise ValueError("the multi-turn track needs a user simulator (see make_env)")
     self.task, self.done, self.end, self._t0 = task, False, "", time.perf_counter()
+    self.shown_product = shown_product(task)
     self.actions, self.observations, self.rewards, self.usage = [], [], [], []
     if self.simulator is not None and self.track == "multi": self.simulator.start(task)
     return initial_observation(task)
-WebEnv.reset = reset
 
 # %% ../nbs/24_env.ipynb #cbbae5fc
+@patch
 def score_call(self: WebEnv, name: str, res: FunctionResult) -> tuple[float, float]:
     "The reward pair of terminal call `name` with result `res` for the current task."
     t = self.task
@@ -183,7 +189,6 @@ def score_call(self: WebEnv, name: str, res: FunctionResult) -> tuple[float, flo
     elif name == "add_product_review" and res.review is not None: r = self.review_scorer.score(res.review, t.target.review.text)
     else: r = 0.0
     return (f, float(r))
-WebEnv.score_call = score_call
 
 # %% ../nbs/24_env.ipynb #97ab015b
 def _short_repr(x: Any, n: int = 500) -> str:
@@ -197,17 +202,20 @@ def _jsonable(d: dict) -> dict:
     try: return json.loads(json.dumps(d, default=_short_repr))
     except (TypeError, ValueError, RecursionError): return {"name": _short_repr(d["name"]), "arguments": _short_repr(d["arguments"])}
 
+@patch
 def _info(self: WebEnv, **kw) -> dict:
     t = self.task
     return {"task": {"id": t.id, "user_id": t.user_id, "type": t.type, "timestamp": t.timestamp, "target": t.target_asin},
             "n_actions": len(self.actions), **kw}
 
+@patch
 def _finish(self: WebEnv, obs: str, reward, done: bool, end: str = "", **info) -> StepResult:
     self.observations.append(obs)
     if not done and len(self.actions) >= self.max_steps: done, end = True, "max_steps"
     if done: self.done, self.end = True, end
     return StepResult(obs, (float(reward[0]), float(reward[1])), done, self._info(end=self.end, **info))
 
+@patch
 def step(self: WebEnv, action: Any) -> StepResult:
     "Apply one agent action; never raises on a bad action."
     if self.task is None: return StepResult("Error: no episode; call reset(task) first.", (0.0, 0.0), True, {})
@@ -227,9 +235,9 @@ def step(self: WebEnv, action: Any) -> StepResult:
         self.rewards.append(reward)
         return self._finish(res.observation, reward, self.track == "single", "terminal", ok=res.ok, function=act.name, items=res.items)
     return self._finish(res.observation, (0, 0), act.name == "stop" and res.ok, "stop", ok=res.ok, function=act.name)
-WebEnv._info, WebEnv._finish, WebEnv.step = _info, _finish, step
 
 # %% ../nbs/24_env.ipynb #bbc48eb6
+@patch
 def _respond(self: WebEnv, act: Action, err: str | None) -> StepResult:
     content = act.arguments.get("content") if not err else None
     if not isinstance(content, str):
@@ -245,15 +253,16 @@ def _respond(self: WebEnv, act: Action, err: str | None) -> StepResult:
     self.usage.extend(dict(u) | {"role": "user_simulator"} for u in self.simulator.usage[n:])
     stopped = bool(getattr(self.simulator, "stopped", False))
     return self._finish(reply, (0, 0), stopped, "user_stop", ok=True, function="respond", user_stopped=stopped)
-WebEnv._respond = _respond
 
 # %% ../nbs/24_env.ipynb #55bb9cea
+@patch
 def log_call(self: WebEnv, usage: Any = None) -> None:
     "Record one agent LLM call (a usage dict or the LLM layer's `Usage`)."
     u = usage.to_dict() if hasattr(usage, "to_dict") else dict(usage or {})
     u.setdefault("role", "agent")
     self.usage.append(u)
 
+@patch
 def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None = None) -> Episode:
     "The scored record of the current (or just finished) episode."
     if self.task is None: raise RuntimeError("no episode; call reset(task) first")
@@ -265,7 +274,6 @@ def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None 
                    steps=agent_calls or len(self.actions), usage=list(self.usage), messages=list(messages or []),
                    error=error, wall_s=time.perf_counter() - self._t0, end=self.end or "open",
                    user_messages=list(self.simulator.messages) if self.track == "multi" and self.simulator else [])
-WebEnv.log_call, WebEnv.episode = log_call, episode
 
 # %% ../nbs/24_env.ipynb #e60d2496
 def make_env(b: Benchmark, track: Track = "single", *, max_steps: int = 10, engine: str = "pyserini", user_llm: str = DEFAULT_LLM,

@@ -4,9 +4,9 @@
 
 # %% ../nbs/36_estimate.ipynb #719de70b
 from __future__ import annotations
-import json, math, sys
+import json, sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 import pandas as pd
 from .llm import cost_usd, price_for
 from .runner import (RunConfig, agent_kwargs, latest_records, load_data, read_jsonl, run_config, select_tasks,

@@ -131,8 +131,8 @@ def puma_relevant_memory_factory(cfg, b):
     from personalwab.runner import shared_llm, agent_kwargs
 
     class PumaRelevantMemory(PumaAgent):
-        def memory(self, task, function):
-            xs = RelevantMemory().ranked(self.b, task)[:self.k]
+        def memory_for(self, task, function):
+            xs = RelevantMemory().ranked(self.b, task)[:self.k()]
             return "\n".join(fit_records([format_behaviour(x, "full") for x in xs], self.token_budget, self.tokenizer))
 
     agent = PumaRelevantMemory(shared_llm(cfg.agent_llm), b, **{k: v for k, v in agent_kwargs(cfg).items() if k != "memory"})

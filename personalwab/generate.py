@@ -8,7 +8,7 @@ import bisect, gzip, hashlib, json, math, os, random, string, time
 from dataclasses import dataclass, field, asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 # %% auto #0
 __all__ = ['GENDER_AGE', 'OCCUPATION', 'PRICE_SENSITIVITY', 'DIVERSITY', 'COMPLEXITY', 'BEHAVIOURS_PER_USER', 'RELEASE_SCALE',

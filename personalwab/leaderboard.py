@@ -4,11 +4,11 @@
 
 # %% ../nbs/34_leaderboard.ipynb #4a573826
 from __future__ import annotations
-import hashlib, json, sys
+import hashlib, json
 from dataclasses import dataclass, field
 from datetime import date as _date
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Optional
+from typing import Any, Iterable
 import pandas as pd
 from .config import repo_root
 from .metrics import best_attempt

@@ -5,8 +5,8 @@
 # %% ../nbs/10_llm.ipynb #9d032b36
 from __future__ import annotations
 import collections, copy, importlib, json, os, threading, time
-from dataclasses import dataclass, field, asdict
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass, asdict
+from typing import Callable, Iterable
 from .llm_cache import ResponseCache, cache_key, default_cache, encodable
 from .config import DEFAULT_LLM
 

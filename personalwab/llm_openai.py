@@ -5,7 +5,7 @@
 # %% ../nbs/14_llm_openai.ipynb #b9dfe2df
 from __future__ import annotations
 import asyncio, json, os, random, socket, threading, time, uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai

@@ -4,8 +4,10 @@
 
 # %% ../nbs/44_methods.ipynb #121bd28f
 from __future__ import annotations
-from typing import Callable
-from .schema import Benchmark
+import inspect
+from typing import Callable, Protocol, runtime_checkable
+from .schema import Benchmark, Task
+from .env import Episode, WebEnv
 from .llm import LLM
 from .memory import get_memory
 from .agents import Agent, FunctionCallingAgent, ReActAgent, InteRecAgent, RECMIND_RULES
@@ -13,7 +15,25 @@ from .puma_agent import PumaAgent, PumaGPTAgent
 from .rule_agents import RuleAgent
 
 # %% auto #0
-__all__ = ['METHODS', 'get_agent']
+__all__ = ['METHODS', 'WebAgent', 'check_agent', 'get_agent']
+
+# %% ../nbs/44_methods.ipynb #f4f33e50
+@runtime_checkable
+class WebAgent(Protocol):
+    "An agent the runner can run: `solve` plays `task` in `env` (reset by the agent) and returns its `Episode`."
+    name: str
+    @property
+    def params(self) -> dict: ...
+    def solve(self, env: WebEnv, task: Task, seed: int | None = None) -> Episode: ...
+
+# %% ../nbs/44_methods.ipynb #55592ddc
+def check_agent(agent) -> WebAgent:
+    "`agent` if it follows `WebAgent` (a `seed` parameter included); a TypeError naming what is missing otherwise."
+    missing = [a for a in ("name", "params", "solve") if not hasattr(agent, a)]
+    if missing: raise TypeError(f"{type(agent).__name__} is not a WebAgent: no {', '.join(missing)}")
+    if "seed" not in inspect.signature(agent.solve).parameters:
+        raise TypeError(f"{type(agent).__name__}.solve must take (env, task, seed=None)")
+    return agent
 
 # %% ../nbs/44_methods.ipynb #c92789a6
 METHODS: dict[str, Callable[..., Agent]] = {
@@ -31,9 +51,9 @@ METHODS: dict[str, Callable[..., Agent]] = {
     "rules_category": lambda llm, b, **kw: RuleAgent(b, use_target_category=True, **kw),
 }
 
-def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> Agent:
+def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> WebAgent:
     "The agent of `method` (a name of `METHODS`) on `llm` (an LLM or a spec) for benchmark `b`."
     if method not in METHODS: raise ValueError(f"unknown method {method!r}; choose from {sorted(METHODS)}")
     agent = METHODS[method](llm, b, **params)
     agent.name = method
-    return agent
+    return check_agent(agent)

@@ -5,7 +5,7 @@
 # %% ../nbs/31_protocol.ipynb #3d9c5564
 from __future__ import annotations
 import hashlib, json
-from typing import Any, Callable
+from typing import Any
 import pandas as pd
 from .schema import Benchmark, Review, Target, Task, tiny_benchmark
 
@@ -36,7 +36,7 @@ def fingerprint(obj: Any) -> str:
 def environment_fingerprint() -> str:
     "Fingerprint of the system prompts of both tracks, the tool schemas, and the observations of fixed tasks and products."
     from personalwab.env import SYS_PROMPT_SINGLE, SYS_PROMPT_MULTI, initial_observation
-    from personalwab.functions import TOOL_SCHEMAS, render_details, render_product
+    from personalwab.web_tools import TOOL_SCHEMAS, render_details, render_product
     tb, tasks = _golden_tasks()
     return fingerprint({"single": SYS_PROMPT_SINGLE, "multi": SYS_PROMPT_MULTI, "tools": TOOL_SCHEMAS,
                         "first_observations": [initial_observation(t) for t in tasks.values()],
@@ -85,7 +85,7 @@ GOLDEN_CASES: list[tuple[str, list[dict]]] = [   # (task type, the terminal call
 # %% ../nbs/31_protocol.ipynb #6cc531ad
 def grade(env, task: Task, actions: list[dict]) -> list[tuple[float, float]]:
     "Reward pairs of the terminal calls among `actions` (recorded `{'name', 'arguments'}` dicts), replayed in `env`."
-    from personalwab.functions import TERMINAL_FUNCTIONS
+    from personalwab.web_tools import TERMINAL_FUNCTIONS
     env.reset(task)
     out = []
     for a in actions:

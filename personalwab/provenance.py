@@ -4,12 +4,9 @@
 
 # %% ../nbs/29_provenance.ipynb #8b0ff9cd
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from datetime import datetime, timezone
+import os, platform, subprocess, sys, time
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 
 # %% auto #0
 __all__ = ['ENV_PACKAGES', 'git_state', 'environment_info']

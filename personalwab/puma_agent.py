@@ -4,78 +4,21 @@
 
 # %% ../nbs/42_puma_agent.ipynb #4a0dcb48
 from __future__ import annotations
-import json, re
+import json
 from pathlib import Path
 from typing import Any
 
 # %% auto #0
-__all__ = ['FUNCTION_PROMPT', 'PARAM_PROMPT', 'PRODUCT_OBS', 'function_prompt', 'review_product_block', 'param_prompt',
-           'as_messages', 'parse_function', 'parse_asins', 'param_to_action', 'identify_function', 'PumaGPTAgent',
-           'observed_product', 'PumaAgent']
+__all__ = ['identify_function', 'PumaGPTAgent', 'PumaAgent']
 
 # %% ../nbs/42_puma_agent.ipynb #371998d3
 from .schema import Benchmark, Product, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION
 from .llm import LLM, Completion, get_llm
 from .env import Action, Episode, WebEnv
-from .functions import TERMINAL_FUNCTIONS
+from .web_tools import TERMINAL_FUNCTIONS
 from .memory import taskspecific_memory, as_task_type, PUMA_MEMORY_LENGTH, ORIGINAL_MEMORY_LENGTH, TaskSpecificMemory
 from .agents import Agent, Turns, FunctionCallingAgent, TASKSPECIFIC_RULES
-
-# %% ../nbs/42_puma_agent.ipynb #bae05996
-FUNCTION_PROMPT = ("Below is an instruction that describes a task. Choose a tool that appropriately completes the request.\n"
-                   "### Instruction: {instruction}\n\n### Tool:\n")
-PARAM_PROMPT = ("Below is an instruction that describes a task. Generate the tool parameter that appropriately completes the request.\n"
-                "### Instruction: {instruction}{product}\n\nMemory: {memory}\n\nTool: {function}\n\n### Tool Parameter:\n")
-
-def function_prompt(task: Task | str) -> str:
-    "The function-identification prompt for a task (or an instruction string)."
-    return FUNCTION_PROMPT.format(instruction=task if isinstance(task, str) else task.task)
-
-def review_product_block(p: Product | None) -> str:
-    "The product block of review parameter prompts (empty without a product)."
-    if p is None: return ""
-    return f"\nThe product is:\nTitle: {p.title}\nPrice: {p.price}\nStore: {p.store}\nMain Category: {p.main_category}\n"
-
-def param_prompt(task: Task | str, function: str, memory: str, product_block: str | None = None) -> str:
-    """The parameter-generation prompt. `product_block=None` derives it from the task: the review
-    product for review tasks (the environment shows that product to every agent), else nothing."""
-    if product_block is None:
-        product_block = review_product_block(task.target.product_info) if isinstance(task, Task) and task.type == "review" else ""
-    instr = task if isinstance(task, str) else task.task
-    return PARAM_PROMPT.format(instruction=instr, product=product_block, memory=memory, function=function or "")
-
-def as_messages(prompt: str | list[dict]) -> list[dict]:
-    "A prompt as chat messages (a string becomes one user turn)."
-    return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
-
-# %% ../nbs/42_puma_agent.ipynb #621fcbd2
-_KEYWORDS = (("recommend", "get_recommendations_by_history"), ("search", "search_product_by_query"), ("review", "add_product_review"))
-_ASIN_RE = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{10}\b|\b\d{9}[\dX]\b")
-
-def parse_function(text: str) -> str | None:
-    "The function named in a generated answer (exact name, else keyword), or None."
-    text = (text or "").strip()
-    hits = [(text.find(f), f) for f in TERMINAL_FUNCTIONS if f in text]
-    if hits: return min(hits)[1]
-    low = text.lower()
-    hits = [(low.find(k), f) for k, f in _KEYWORDS if k in low]
-    return min(hits)[1] if hits else None
-
-def parse_asins(text: str) -> list[str]:
-    "Parent ASINs in generated text, in order, first occurrence kept (never reordered)."
-    return list(dict.fromkeys(_ASIN_RE.findall(text or "")))
-
-def param_to_action(function: str | None, text: str) -> Action:
-    "The action for a generated parameter (`Say: ...` replies to the user, `stop` stops)."
-    text = (text or "").strip()
-    if text.startswith("Say:"): return Action.respond(text[4:].strip())
-    if text.lower() == "stop" or function == "stop": return Action("stop", {})
-    if function == "search_product_by_query":
-        lines = [l.strip() for l in text.splitlines() if l.strip()]
-        return Action(function, {"query": lines[0] if lines else ""})
-    if function == "get_recommendations_by_history": return Action(function, {"product_sequence": parse_asins(text)})
-    if function == "add_product_review": return Action(function, {"review": text})
-    return Action(function or "unidentified_function", {})
+from .puma_prompts import function_prompt, review_product_block, param_prompt, as_messages, parse_function, param_to_action
 
 # %% ../nbs/42_puma_agent.ipynb #4597949f
 def identify_function(llm: LLM, task: Task, seed: int = 0, max_tokens: int = 32) -> tuple[str | None, Completion]:
@@ -122,13 +65,6 @@ class PumaGPTAgent(FunctionCallingAgent):
         return ts
 
 # %% ../nbs/42_puma_agent.ipynb #c45f34ba
-PRODUCT_OBS = re.compile(r"Here is the product information:.*?- Parent Asin: (\S+)", re.S)
-
-def observed_product(observation: str, b: Benchmark) -> Product | None:
-    "The product shown in a review task's first observation, if any."
-    m = PRODUCT_OBS.search(observation or "")
-    return b.products.get(m.group(1)) if m else None
-
 def _sum_usage(cs: list[Completion]) -> dict:
     us = [c.usage.to_dict() for c in cs]
     out = dict(us[-1])
@@ -146,11 +82,11 @@ class PumaAgent(Agent):
                  max_tokens: int = 256, **kw):
         super().__init__(llm, b, max_tokens=max_tokens, **kw)
         self.function_llm = get_llm(function_llm) if isinstance(function_llm, str) else function_llm
-        self.k, self.token_budget, self._tokenizer = memory_length or PUMA_MEMORY_LENGTH, token_budget, tokenizer
+        self.memory_length, self.token_budget, self._tokenizer = memory_length or PUMA_MEMORY_LENGTH, token_budget, tokenizer
 
     @property
     def params(self):
-        return super().params | {"memory": "taskspecific", "memory_length": self.k, "token_budget": self.token_budget,
+        return super().params | {"memory": "taskspecific", "memory_length": self.memory_length, "token_budget": self.token_budget,
                                  "function_llm": getattr(self.function_llm, "spec", None)}
 
     @property
@@ -160,15 +96,19 @@ class PumaAgent(Agent):
             self._tokenizer = self.llm.load()[1] if hasattr(self.llm, "load") else None
         return self._tokenizer
 
-    def memory(self, task: Task, function: str | None) -> str:
+    def k(self, env: WebEnv | None = None) -> int:
+        "How many behaviours the memory draws from (as `FunctionCallingAgent.k`; PUMA's does not depend on the track)."
+        return self.memory_length
+
+    def memory_for(self, task: Task, function: str | None) -> str:
         "Task-specific memory of `task` for the predicted `function` ('' if it is not a terminal function)."
-        return taskspecific_memory(self.b, task, as_task_type(function), self.k, self.token_budget, self.tokenizer)
+        return taskspecific_memory(self.b, task, as_task_type(function), self.k(), self.token_budget, self.tokenizer)
 
     def solve(self, env: WebEnv, task: Task, seed: int | None = None) -> Episode:
         ts = Turns(env, task, self.seed if seed is None else int(seed))
-        obs = env.reset(task)
+        env.reset(task)
         fn, c1 = identify_function(self.function_llm or self.llm, task, ts.seed)
-        prompt = param_prompt(task, fn or c1.text.strip()[:60], self.memory(task, fn), review_product_block(observed_product(obs, self.b)))
+        prompt = param_prompt(task, fn or c1.text.strip()[:60], self.memory_for(task, fn), review_product_block(env.shown_product))
         c2 = self.call_param(ts, prompt)
         env.log_call(_sum_usage([c1, c2]))
         ts.messages = as_messages(function_prompt(task)) + [{"role": "assistant", "content": c1.text}] + \

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json, os, re, tempfile
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Iterable, Literal
 from tqdm import tqdm
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION, TASK_TYPES
-from .runner import repair_jsonl   # one torn-tail repair for every append-only JSONL file
+from .records import repair_jsonl   # one torn-tail repair for every append-only JSONL file
 
 # %% auto #0
 __all__ = ['SEARCH_LABEL_SYSTEM', 'SEARCH_LABEL_SHOTS', 'Example', 'function_example', 'recommend_label', 'search_label_messages',
@@ -18,7 +18,7 @@ __all__ = ['SEARCH_LABEL_SYSTEM', 'SEARCH_LABEL_SHOTS', 'Example', 'function_exa
            'cut_tokens', 'param_example', 'PrepareReport', 'warm_embeddings', 'prepare_data', 'dpo_record']
 
 # %% ../nbs/50_puma_data.ipynb #e534d0cd
-from .puma_agent import function_prompt, param_prompt, as_messages
+from .puma_prompts import function_prompt, param_prompt, as_messages
 
 # %% ../nbs/50_puma_data.ipynb #e50fe0d3
 from .rule_agents import same_category_sequence

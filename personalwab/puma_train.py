@@ -5,15 +5,15 @@
 # %% ../nbs/51_puma_train.ipynb #1823e45f
 from __future__ import annotations
 import hashlib, json, math, os, re, shutil, time, warnings
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 from tqdm import tqdm
 from .config import cache_dir
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION
 from .puma_data import Example, read_jsonl, write_jsonl, write_json, dpo_record, function_example
 from .runner import repair_jsonl
-from .puma_agent import function_prompt, param_prompt, parse_function, param_to_action
+from .puma_prompts import function_prompt, param_prompt, parse_function, param_to_action
 
 # %% auto #0
 __all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_checkpoint', 'resolve_model', 'TrainParams',
@@ -256,7 +256,7 @@ class CandidateScorer:
     "Scores parameter candidates of benchmark tasks with the environment's functions and metrics."
     def __init__(self, b: Benchmark, functions=None, review_scorer=None):
         from personalwab import metrics
-        from personalwab.functions import WebFunctions
+        from personalwab.web_tools import WebFunctions
         from personalwab.resources import Resources
         self.b, self.metrics, res = b, metrics, Resources(b)
         self.fns = functions or WebFunctions(b, res.lazy_searcher(), res.lazy_recommender())   # built lazily, shared per process

@@ -4,12 +4,10 @@
 
 # %% ../nbs/28_records.ipynb #f5cd253b
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import dataclasses, hashlib, json, os, threading, traceback, warnings
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from typing import Any, Iterable
 from .schema import Track
 
 # %% auto #0

@@ -4,9 +4,8 @@
 
 # %% ../nbs/32_rescore.ipynb #3d380eb1
 from __future__ import annotations
-import json, os, sys
+import json, os
 from pathlib import Path
-from typing import Annotated
 from .protocol import PROTOCOL_VERSION, grade, protocol_info
 from .runner import (RunConfig, atomic_write_json, dumps, latest_records, load_data, read_jsonl,
                                 results_path, run_config, select_tasks, summarize, summary_path)

@@ -4,12 +4,9 @@
 
 # %% ../nbs/37_results.ipynb #061e45e6
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from datetime import datetime, timezone
-from importlib import metadata
+import contextlib, os, sys, warnings
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from typing import Iterable
 
 # %% auto #0
 __all__ = ['run_config', 'summary_path', 'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view']
@@ -38,7 +35,7 @@ def summary_path(results: Path) -> Path:
 # %% ../nbs/37_results.ipynb #95dda179
 def rescore_reviews(records: Iterable[dict], b: Benchmark, scorer=None) -> list[dict]:
     "Copies of `records` whose review attempts are re-scored with MiniLM (best attempt recomputed)."
-    from personalwab.functions import TERMINAL_FUNCTIONS, review_input
+    from personalwab.web_tools import TERMINAL_FUNCTIONS, review_input
     from personalwab.metrics import best_attempt, get_review_scorer
     out, jobs = [], []
     for r in records:

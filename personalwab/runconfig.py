@@ -4,12 +4,9 @@
 
 # %% ../nbs/27_runconfig.ipynb #51f874e4
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from datetime import datetime, timezone
-from importlib import metadata
+import hashlib, json
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from typing import Any, Iterable, Literal, Optional
 from .config import DEFAULT_LLM
 from .schema import Track
 

@@ -4,12 +4,10 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, inspect, json, os, platform, random, shlex, signal, subprocess, sys, threading, time, traceback, warnings
+import contextlib, dataclasses, functools, json, random, shlex, signal, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from typing import Any, Callable, Iterable
 
 # %% auto #0
 __all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
@@ -46,7 +44,7 @@ class OracleAgent:
     @property
     def params(self) -> dict: return {"method": self.name, "history": self.history, "pause_s": self.pause_s}
 
-    def solve(self, env, task: Task):
+    def solve(self, env, task: Task, seed: int | None = None):
         from personalwab.env import Action, oracle_action
         env.reset(task)
         if self.pause_s: time.sleep(self.pause_s)
@@ -140,11 +138,11 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
     worker = threading.current_thread().name
     try:
         if not hasattr(local, "env"):
-            local.env, local.agent = env_factory(cfg, b), agent_factory(cfg, b)
+            from personalwab.methods import check_agent
+            local.env, local.agent = env_factory(cfg, b), check_agent(agent_factory(cfg, b))
             built.append(local.agent)
         local.env.rng = random.Random(seed)  # the task's own generator; the global `random` is never touched from a worker
-        solve = local.agent.solve
-        ep = solve(local.env, task, seed=seed) if "seed" in inspect.signature(solve).parameters else solve(local.env, task)
+        ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.methods)
         rec = episode_record(ep, task, trial=trial, seed=seed, attempt=attempt, started=started,
                              wall_s=time.perf_counter() - t0, worker=worker)
     except Exception as e:

@@ -5,7 +5,7 @@
 # %% ../nbs/21_sasrec.ipynb #82f4daf8
 from __future__ import annotations
 import hashlib, json, math, os, random, tempfile, threading, time, warnings
-from dataclasses import dataclass, asdict, field
+from dataclasses import dataclass, asdict
 from pathlib import Path
 import numpy as np
 import torch

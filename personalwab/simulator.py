@@ -4,14 +4,15 @@
 
 # %% ../nbs/25_simulator.ipynb #28226e45
 from __future__ import annotations
+from fastcore.basics import patch
 import hashlib
 from dataclasses import dataclass, field
 from .schema import Benchmark, Profile, Task
-from .functions import render_product, STOP_SIGNAL
+from .web_tools import render_product, STOP_SIGNAL
 
 # %% auto #0
 __all__ = ['PRICE_TEXT', 'DIVERSITY_TEXT', 'INTERACTION_TEXT', 'SIM_SYSTEM', 'STOP_RULE', 'GOAL_PRODUCT', 'GOAL_REVIEW',
-           'OPENING', 'render_profile', 'simulator_prompt', 'UserSimulator', 'reply']
+           'OPENING', 'render_profile', 'simulator_prompt', 'UserSimulator']
 
 # %% ../nbs/25_simulator.ipynb #1f675441
 PRICE_TEXT = {
@@ -99,6 +100,7 @@ class UserSimulator:
 def _turn_seed(seed: int, task_id: str, turn: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}|{task_id}|{turn}".encode()).digest()[:4], "little")
 
+@patch
 def reply(self: UserSimulator, agent_text: str) -> str:
     "The user's answer to the agent's message; sets `stopped` when the user ends the conversation."
     if self.task is None: raise RuntimeError("call start(task) before reply()")
@@ -113,4 +115,3 @@ def reply(self: UserSimulator, agent_text: str) -> str:
         self.stopped, text = True, text.replace(STOP_SIGNAL, "").strip() or "Thanks, that's all."
     self.messages.append({"role": "assistant", "content": text})
     return text
-UserSimulator.reply = reply

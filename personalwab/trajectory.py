@@ -7,8 +7,8 @@ from __future__ import annotations
 import html, json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Callable, Optional
-from .functions import TERMINAL_FUNCTIONS
+from typing import Callable
+from .web_tools import TERMINAL_FUNCTIONS
 from .runner import latest_records, read_jsonl, results_path, summary_path, view
 from .schema import Track
 

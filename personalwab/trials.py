@@ -6,7 +6,7 @@
 from __future__ import annotations
 import itertools, json, math, sys
 from pathlib import Path
-from typing import Annotated, Iterable
+from typing import Iterable
 import numpy as np
 import pandas as pd
 from .runner import RunConfig, expand_runs, latest_records, read_jsonl, run_config

@@ -75,12 +75,12 @@ def test_every_internal_link_and_anchor_resolves(site):
 
 def test_links_to_notebooks_become_links_to_their_pages(tmp_path):
     (tmp_path/"paper").mkdir()
-    pages = {(tmp_path/"22_functions.ipynb").resolve(): "functions.html", (tmp_path/"paper"/"table3.ipynb").resolve(): "paper/table3.html"}
-    md = "See [shown](22_functions.ipynb#how-a-product-is-shown), [T3](paper/table3.ipynb) and [raw](data/x.ipynb)."
+    pages = {(tmp_path/"22_web_tools.ipynb").resolve(): "web_tools.html", (tmp_path/"paper"/"table3.ipynb").resolve(): "paper/table3.html"}
+    md = "See [shown](22_web_tools.ipynb#how-a-product-is-shown), [T3](paper/table3.ipynb) and [raw](data/x.ipynb)."
     test = build_docs.notebook_links
     assert test(md, tmp_path, "fidelity.html", pages) == \
-        "See [shown](functions.html#how-a-product-is-shown), [T3](paper/table3.html) and [raw](data/x.ipynb)."
-    assert test("[f](../22_functions.ipynb)", tmp_path/"paper", "paper/table3.html", pages) == "[f](../functions.html)"
+        "See [shown](web_tools.html#how-a-product-is-shown), [T3](paper/table3.html) and [raw](data/x.ipynb)."
+    assert test("[f](../22_web_tools.ipynb)", tmp_path/"paper", "paper/table3.html", pages) == "[f](../web_tools.html)"
 
 def test_source_links_open_the_notebook_cell(site):
     links = [a["href"] for a in soup(site/"schema.html").find_all("a", class_="source")]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from personalwab.env import Action, Episode, StepResult, WebEnv, oracle_action
-from personalwab.functions import FUNCTION_NAMES
+from personalwab.web_tools import FUNCTION_NAMES
 from personalwab.metrics import get_review_scorer
 from personalwab.data import load_benchmark
 from personalwab.simulator import UserSimulator
