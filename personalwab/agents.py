@@ -91,6 +91,7 @@ def tool_call_message(action: Action, i: int, text: str = "") -> dict:
     return {"role": "assistant", "content": text or None, "tool_calls": [{"id": f"call_{i}", "type": "function",
             "function": {"name": action.name, "arguments": json.dumps(action.arguments, ensure_ascii=False)}}]}
 
+# %% ../nbs/41_agents.ipynb #f07f0ff0
 def tool_result_message(action: Action, i: int, observation: str) -> dict:
     "The chat message that returns `observation` to the model as the result of its `i`-th tool call (`action`)."
     return {"role": "tool", "tool_call_id": f"call_{i}", "name": action.name, "content": observation}
@@ -298,6 +299,7 @@ def interec_store(path: str | Path | None = None) -> InteRecProfiles:
     key = str(Path(path).resolve()) if path else ""
     return shared(("interec_profiles", key), lambda: InteRecProfiles(path))
 
+# %% ../nbs/41_agents.ipynb #80c47ef3
 class InteRecAgent(FunctionCallingAgent):
     "InteRecAgent: history + like/dislike/expect memory, profile updated by an LLM call after each task."
     name = "interecagent"

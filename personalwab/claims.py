@@ -50,6 +50,7 @@ def bootstrap(values: Sequence[float], stat: Callable = np.mean, strata: Sequenc
     idx = np.concatenate([g[rng.integers(0, len(g), size=(n_boot, len(g)))] for g in groups], axis=1)
     return np.array([stat(v[i]) for i in idx]) if stat is not np.mean else v[idx].mean(axis=1)
 
+# %% ../nbs/64_claims.ipynb #3c65382f
 def summarise(value: float, samples: np.ndarray, alpha: float = .05) -> tuple[float, float, float]:
     "(lo, hi, p): the percentile interval of `samples` and the two-sided bootstrap p-value of 0."
     if len(samples) == 0: return (float("nan"),) * 3
@@ -61,6 +62,7 @@ def summarise(value: float, samples: np.ndarray, alpha: float = .05) -> tuple[fl
 def _nan_finding(id, source, claim, measure, paper, n=0) -> Finding:
     return Finding(id, source, claim, measure, paper, float("nan"), float("nan"), float("nan"), float("nan"), n)
 
+# %% ../nbs/64_claims.ipynb #ffbf6da5
 def paired(id: str, source: str, claim: str, a: pd.DataFrame | None, b: pd.DataFrame | None, metric: str,
            part: str = "overall", paper: float | None = None, lower_is_better: bool = False, measure: str = "",
            seed: int = 0) -> Finding:
@@ -83,6 +85,7 @@ def share(id: str, source: str, claim: str, indicator: Sequence[float], threshol
     v = x.mean() - threshold
     return Finding(id, source, claim, measure, paper, float(v), *summarise(v, bootstrap(x, seed=seed) - threshold), len(x))
 
+# %% ../nbs/64_claims.ipynb #eaa0d5f6
 def two_groups(id: str, source: str, claim: str, x: Sequence, y: Sequence, stat: Callable[[list], float],
                paper: float | None = None, measure: str = "", n_boot: int = 2000, seed: int = 0) -> Finding:
     "Claim 'stat(x) > stat(y)' for two sets of units, each resampled on its own."
@@ -99,6 +102,7 @@ def transitions(actions: list[str]) -> list[tuple[str, str]]:
     "Consecutive pairs of an episode's action names."
     return list(zip(actions, actions[1:]))
 
+# %% ../nbs/64_claims.ipynb #9e854e28
 def transition_entropy(episodes: list[list[str]]) -> float:
     "Shannon entropy (bits) of the pooled transitions of `episodes` (lists of action names)."
     counts = pd.Series([t for e in episodes for t in transitions(e)], dtype=object).value_counts()
@@ -106,6 +110,7 @@ def transition_entropy(episodes: list[list[str]]) -> float:
     p = counts.to_numpy() / counts.sum()
     return float(-(p * np.log2(p)).sum())
 
+# %% ../nbs/64_claims.ipynb #6586acdc
 def alternation(actions: list[str], pair: tuple[str, str] = ("search", "respond")) -> float:
     "Share of the episode's transitions between the two actions of `pair` (either way); NaN without transitions."
     ts = transitions(actions)
@@ -116,6 +121,7 @@ def claims_frame(findings: list[Finding]) -> pd.DataFrame:
     "One row per finding: id, source, claim, measure, paper, value, lo, hi, p, n, verdict."
     return pd.DataFrame([f.to_dict() for f in findings])
 
+# %% ../nbs/64_claims.ipynb #77911d3a
 def summary(findings: list[Finding]) -> str:
     "'n claims: h hold, r reversed, i inconclusive, m not measured'."
     c = pd.Series([f.verdict for f in findings]).value_counts()

@@ -35,6 +35,7 @@ def _fail(command: str, msg: str, code: int):
     print(f"personalwab {command}: error: {encodable(msg)}", file=sys.stderr)
     raise typer.Exit(code)
 
+# %% ../nbs/90_cli.ipynb #d7d575aa
 @contextlib.contextmanager
 def cli_errors(command: str):
     "Turn what goes wrong in a command into one line on stderr and an exit status: 2 usage, 1 data/disk, 130/143 interrupted."
@@ -53,6 +54,7 @@ def cli_errors(command: str):
         msg = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
         _fail(command, f"{type(e).__name__}: {msg} (PERSONALWAB_DEBUG=1 shows the traceback)", 1)
 
+# %% ../nbs/90_cli.ipynb #e11ee97d
 def runs_view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
     "Print a terminal table comparing one or more runs."
     with cli_errors("view"):
@@ -116,6 +118,7 @@ def prepare_cli(runs: Annotated[list[Path], typer.Argument(help="finished run di
     except (ValueError, FileNotFoundError) as e: print(f"error: {e}", file=sys.stderr); raise typer.Exit(1)
     print(f"prepared {d} ({sum(1 for _ in open(d/'results.jsonl'))} records); check it with: personalwab submit validate {d}")
 
+# %% ../nbs/90_cli.ipynb #c57d9ccb
 @submit_app.command("validate")
 def validate_cli(sub_dir: Annotated[Path, typer.Argument(help="submission folder (manifest.json + results.jsonl)")]) -> None:
     "Check a submission: schema, protocol version, data, completeness, and re-scored numbers."
@@ -170,6 +173,7 @@ def run_cli(
         print(f"results: {res.dir/'results.jsonl'}  (ran {res.ran}, skipped {res.skipped}, errors {res.errors})")
         return res
 
+# %% ../nbs/90_cli.ipynb #c57a6b63
 def score_cli(path: Annotated[Path, typer.Argument(help="run directory or results .jsonl file")],
               reviews: Annotated[bool, _Opt(help="re-score review attempts with MiniLM")] = False,
               rescore: Annotated[bool, _Opt(help="re-grade every trajectory under the current scorer/protocol (no model call); writes summary.protocol-<version>.json beside the old summary")] = False) -> dict:
@@ -181,7 +185,6 @@ def score_cli(path: Annotated[Path, typer.Argument(help="run directory or result
         from tabulate import tabulate
         print(tabulate(pd.DataFrame(s["scores"]).T, headers="keys", floatfmt=".3f"))
         return s
-
 
 # %% ../nbs/90_cli.ipynb #e64f3583
 def build_index_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | <official-format dir>")] = "default",
@@ -254,6 +257,7 @@ app.command("serve")(serve_cli)
 def _warning_line(message, category, filename, lineno, line=None) -> str:
     return f"warning: {message}\n"                     # one line, no source path (e.g. a skipped bad result line)
 
+# %% ../nbs/90_cli.ipynb #26f4318d
 def main() -> None:
     "Console-script entry point: offline switches first, then the typer app; an interrupted run exits at once."
     offline()                                          # the process-wide switches are set here, never on import

@@ -28,16 +28,19 @@ def _env_path(var: str, default: Path) -> Path:
     p.mkdir(parents=True, exist_ok=True)
     return p
 
+# %% ../nbs/00_config.ipynb #86a7a7bc
 def data_dir() -> Path:
     "Where benchmarks live: `$PERSONALWAB_DATA`, else `data/` in the checkout."
     return _env_path("PERSONALWAB_DATA", repo_root()/"data")
 
+# %% ../nbs/00_config.ipynb #fd772eae
 def cache_dir(*parts: str) -> Path:
     "A cache sub-folder, created on demand: `$PERSONALWAB_CACHE`, else `~/.cache/personalwab`."
     base = _env_path("PERSONALWAB_CACHE", Path.home()/".cache"/"personalwab")
     p = base.joinpath(*parts); p.mkdir(parents=True, exist_ok=True)
     return p
 
+# %% ../nbs/00_config.ipynb #f069e758
 def runs_dir() -> Path:
     "Where run results are written: `$PERSONALWAB_RUNS`, else `runs/` in the checkout."
     return _env_path("PERSONALWAB_RUNS", repo_root()/"runs")
@@ -47,6 +50,7 @@ def _cache_root() -> Path:
     p = os.environ.get("PERSONALWAB_CACHE")
     return Path(p).expanduser() if p else Path.home()/".cache"/"personalwab"
 
+# %% ../nbs/00_config.ipynb #9623153d
 def shown_path(p: str | os.PathLike) -> str:
     "`p` as shown in logs and notebooks: relative to the checkout, or under `<cache>`, `<tmp>` or `~`; else as is."
     import tempfile

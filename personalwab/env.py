@@ -93,6 +93,7 @@ class StepResult:
     done: bool
     info: dict = field(default_factory=dict)
 
+# %% ../nbs/24_env.ipynb #30bd71f4
 @dataclass
 class Episode:
     "The scored record of one episode (one task)."
@@ -148,12 +149,14 @@ def shown_product(task: Task) -> Product | None:
     "The product a task's first observation shows: the one to review in a review task, else none."
     return task.target.product_info if task.type == "review" else None
 
+# %% ../nbs/24_env.ipynb #fc7af942
 def initial_observation(task: Task) -> str:
     "`USER {uid}: {instruction}` (+ the product block for review tasks)."
     obs = f"USER {task.user_id}: {task.task}"
     if (p := shown_product(task)) is not None: obs += f"\nHere is the product information: \n{render_product(p)}\n"
     return obs
 
+# %% ../nbs/24_env.ipynb #141b6ebe
 @patch
 def reset(self: WebEnv, task: Task | str | int | None = None) -> str:
     "Start an episode on `task` (a Task, task id, index into the split, or None for a random one); a bad `task` is a clear error."
@@ -195,6 +198,7 @@ def _short_repr(x: Any, n: int = 500) -> str:
     try: return repr(x)[:n]
     except Exception: return f"<unprintable {type(x).__name__}>"
 
+# %% ../nbs/24_env.ipynb #c26a4de3
 def _jsonable(d: dict) -> dict:
     "`d` if it serialises to JSON, else a copy with the offending values replaced by their repr."
     try: json.dumps(d); return d
@@ -202,12 +206,14 @@ def _jsonable(d: dict) -> dict:
     try: return json.loads(json.dumps(d, default=_short_repr))
     except (TypeError, ValueError, RecursionError): return {"name": _short_repr(d["name"]), "arguments": _short_repr(d["arguments"])}
 
+# %% ../nbs/24_env.ipynb #58562120
 @patch
 def _info(self: WebEnv, **kw) -> dict:
     t = self.task
     return {"task": {"id": t.id, "user_id": t.user_id, "type": t.type, "timestamp": t.timestamp, "target": t.target_asin},
             "n_actions": len(self.actions), **kw}
 
+# %% ../nbs/24_env.ipynb #883f95ac
 @patch
 def _finish(self: WebEnv, obs: str, reward, done: bool, end: str = "", **info) -> StepResult:
     self.observations.append(obs)
@@ -215,6 +221,7 @@ def _finish(self: WebEnv, obs: str, reward, done: bool, end: str = "", **info) -
     if done: self.done, self.end = True, end
     return StepResult(obs, (float(reward[0]), float(reward[1])), done, self._info(end=self.end, **info))
 
+# %% ../nbs/24_env.ipynb #971b4f0b
 @patch
 def step(self: WebEnv, action: Any) -> StepResult:
     "Apply one agent action; never raises on a bad action."
@@ -262,6 +269,7 @@ def log_call(self: WebEnv, usage: Any = None) -> None:
     u.setdefault("role", "agent")
     self.usage.append(u)
 
+# %% ../nbs/24_env.ipynb #221c5b2b
 @patch
 def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None = None) -> Episode:
     "The scored record of the current (or just finished) episode."
@@ -296,6 +304,7 @@ def oracle_action(b: Benchmark, task: Task, history: int = 30) -> Action:
         return Action("get_recommendations_by_history", {"product_sequence": [x.asin for x in b.history_before(task.user_id, task.timestamp)][-history:]})
     return Action("add_product_review", {"review": task.target.review.text})
 
+# %% ../nbs/24_env.ipynb #56c33ede
 def run_oracle(env: WebEnv, tasks) -> list[Episode]:
     "Run the oracle over `tasks` in `env` (one terminal call, then `stop` in multi-turn)."
     eps = []

@@ -23,6 +23,7 @@ __all__ = ['ASSUMED', 'ModelCallAttempted', 'NoCallLLM', 'calibration', 'first_p
 class ModelCallAttempted(RuntimeError):
     "Raised by `NoCallLLM` when something tries to call the model."
 
+# %% ../nbs/36_estimate.ipynb #7f02c12e
 class NoCallLLM:
     "Wraps an LLM: token counting and attributes pass through, `chat`/`chat_many` raise `ModelCallAttempted`."
     def __init__(self, llm): self._llm = llm
@@ -64,6 +65,7 @@ def _model_name(spec: str) -> str:
     "The model name a spec is priced by ('openai:gpt-4o-mini@url' -> 'gpt-4o-mini')."
     return spec.partition(":")[2].split("@")[0] if ":" in spec else spec
 
+# %% ../nbs/36_estimate.ipynb #01e143d1
 def first_prompts(cfg: RunConfig, b: Benchmark, tasks: list, llm=None) -> tuple[list[int], str]:
     "Token counts of the first agent prompt of each task, built by the run's real agent (no model call); and how."
     from personalwab.methods import get_agent
@@ -84,6 +86,7 @@ def first_prompts(cfg: RunConfig, b: Benchmark, tasks: list, llm=None) -> tuple[
             out.append(llm.prompt_tokens(msgs, env.tools()))
     return out, how
 
+# %% ../nbs/36_estimate.ipynb #d4e7f33a
 class _Silent:
     "A user simulator stand-in for prompt building: `start` only (the estimate never talks to the user)."
     messages: list = []
@@ -97,6 +100,7 @@ def _sample(xs: list, n: int) -> list:
     if len(xs) <= n: return list(xs)
     return [xs[int(i * len(xs) / n)] for i in range(n)]
 
+# %% ../nbs/36_estimate.ipynb #d30244fc
 def estimate(cfg: RunConfig, benchmark: Benchmark | None = None, runs: Iterable[str | Path] | None = None,
              exclude: Iterable[str | Path] = (), sample: int = 30, llm=None, root: str | Path | None = None) -> dict:
     "Expected calls, prompt/completion tokens and dollars per role for `cfg`'s tasks and trials, without calling a model."
@@ -154,10 +158,12 @@ def estimate_table(est: dict, actual: dict | None = None) -> pd.DataFrame:
         rows.append(row)
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["role", "model", "calls", "prompt_tokens", "completion_tokens", "usd"]).set_index("role")
 
+# %% ../nbs/36_estimate.ipynb #d1504253
 def estimate_vs_actual(run_dir: str | Path, est: dict) -> pd.DataFrame:
     "`estimate_table` of `est` beside the usage per role recorded in the run at `run_dir`."
     return estimate_table(est, usage_by_role(latest_records(read_jsonl(Path(run_dir)/"results.jsonl"))))
 
+# %% ../nbs/36_estimate.ipynb #99ab58dc
 def record_estimate(run_dir: str | Path, est: dict) -> dict:
     "Write `est` and the actual usage into the run's `estimate.json` and `summary.json['estimate']`; returns the summary."
     from personalwab.runner import atomic_write_json

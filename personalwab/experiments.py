@@ -43,6 +43,7 @@ def memory_params(memory_lengths: str) -> dict:
     if memory_lengths not in MEMORY_LENGTHS: raise ValueError(f"memory_lengths must be one of {MEMORY_LENGTHS}, got {memory_lengths!r}")
     return {"original_memory_length": True} if memory_lengths == "original" else {}
 
+# %% ../nbs/62_experiments.ipynb #ff4a3bf1
 def memory_note(memory_lengths: str) -> str:
     "The note line saying which memory lengths a table's runs used."
     memory_params(memory_lengths)
@@ -52,6 +53,7 @@ def memory_note(memory_lengths: str) -> str:
     return ("- Memory length: the paper's stated values, 50 single-turn / 20 multi-turn / 400 RecMind (task-specific memory 100); "
             "the published numbers were produced with 10 everywhere (`memory_lengths = \"original\"`).")
 
+# %% ../nbs/62_experiments.ipynb #b60a7a11
 def table_configs(methods, track: Track, *, agent_llm: str = DEFAULT_LLM, user_llm: str = DEFAULT_LLM, limit=None,
                   sample: str = "stratified", seed: int = 2024, data: str = "default", max_steps: int = 10, workers: int = 1,
                   puma: dict | None = None, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
@@ -94,6 +96,7 @@ def puma_config(config: str, overrides: dict | None = None, data: str = "default
     path = Path(config); path = path if path.is_absolute() else repo_root()/path
     return load_config(path, dict(overrides or {}) | {"data": data})
 
+# %% ../nbs/62_experiments.ipynb #c251e77d
 def puma_config_for(config: str, smoke: bool, data: str = "default"):
     "The pipeline config a notebook uses: `config`, or the tiny model with few steps in the smoke profile."
     return puma_config(PUMA_SMOKE_CONFIG, PUMA_SMOKE_OVERRIDES, data) if smoke else puma_config(config, None, data)
@@ -115,6 +118,7 @@ def puma_models(cfg, log=print) -> dict:
     log(f"[paper] PUMA pipeline ready in {time.perf_counter() - t0:.0f}s: work folder {cfg.root.name}")
     return models
 
+# %% ../nbs/62_experiments.ipynb #dacb1898
 def table3_configs(methods, *, agent_llm=DEFAULT_LLM, limit=None, seed=2024, data="default", workers=1,
                    puma_config="configs/puma/paper.yaml", smoke=False, agent_params=None, memory_lengths="original"):
     "Table 3's runs (also Figure 7's single-turn runs): (configs, PUMA models or None). Trains PUMA if 'puma' is a method."
@@ -148,12 +152,14 @@ def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
     return RunConfig(method="puma", track="single", agent_llm=llm, model_version=models["version"], limit=limit, sample="stratified",
                      seed=seed, data=data, workers=workers, params=params)
 
+# %% ../nbs/62_experiments.ipynb #92436159
 def table5_configs(models: dict, *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
     "Table 5's rows, all with the memory budget of the model's training: the final model; it with relevant memory (see `TABLE5_FACTORIES`); the base model (w/o SFT); the SFT model (w/o DPO)."
     c = lambda llm, **p: _puma_config(models, llm, limit, seed, data, workers, **budget_params(models), **p)
     return {"full": c(models["full"]), "no_taskspecific_memory": c(models["full"], memory="relevant"),
             "no_sft": c(models["base"]), "no_dpo": c(models["sft"])}
 
+# %% ../nbs/62_experiments.ipynb #c7a328e8
 def table6_configs(models: dict, budgets=(256, 512, 768), *, limit=None, seed: int = 2024, data: str = "default", workers: int = 1) -> dict:
     "Table 6's rows: the final model with each memory token budget at inference."
     return {t: _puma_config(models, models["full"], limit, seed, data, workers, **({} if t == DEFAULT_BUDGET else {"token_budget": t}))
@@ -187,6 +193,7 @@ def records(r, ok: bool = True) -> pd.DataFrame:
     df = df[df.task_id.isin(r.task_ids)] if hasattr(r, "task_ids") else df
     return df[df.status == "ok"] if ok else df
 
+# %% ../nbs/62_experiments.ipynb #09645779
 def scores_long(results: dict, metrics=("function_acc", "result_acc"), ci: bool = True, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per-type and overall (count-weighted) scores of each run, long format (row, part, metric, value, n), and with `ci`
     each cell's 95% percentile bootstrap interval (lo, hi) over its tasks (the overall cell resamples within each type).
@@ -205,6 +212,7 @@ def scores_long(results: dict, metrics=("function_acc", "result_acc"), ci: bool 
                 rows.append((key, part, m, float(row[m]), int(row["n"]), *bounds))
     return pd.DataFrame(rows, columns=["row", "part", "metric", "value", "n", *(["lo", "hi"] if ci else [])])
 
+# %% ../nbs/62_experiments.ipynb #dbaf579c
 def task_counts(results: dict) -> pd.DataFrame:
     "Number of scored tasks per type in each run (what every number averages over), and errored tasks."
     rows = {}

@@ -81,6 +81,7 @@ _SAME = ("method", "track", "split", "agent_llm", "user_llm", "temperature", "me
 
 def _sha256(path: Path) -> str: return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
+# %% ../nbs/34_leaderboard.ipynb #943459c2
 def _run_records(run: Path) -> tuple[list[dict], dict, Any]:
     "Latest records, protocol and config of a run, from its results under the current protocol."
     p = results_path(run); cfg = run_config(p)
@@ -94,6 +95,7 @@ def _run_records(run: Path) -> tuple[list[dict], dict, Any]:
         p, proto = q, json.loads(p.with_name(f"summary.protocol-{PROTOCOL_VERSION}.json").read_text())["protocol"]
     return latest_records(read_jsonl(p)), proto, cfg
 
+# %% ../nbs/34_leaderboard.ipynb #f9054df7
 def prepare(runs: Iterable[str | Path], out: str | Path, contact: str, links: Iterable[str] = (), method: str | None = None,
             notes: str = "", date: str | None = None, pseudo_labels: str | None = None) -> Path:
     "Build a submission folder at `out` (manifest.json + results.jsonl) from finished runs; returns `out`."
@@ -143,6 +145,7 @@ class SubmissionReport:
         more = f"\n... and {len(self.errors) - limit} more" if len(self.errors) > limit else ""
         return f"rejected: {len(self.errors)} problem(s)\n" + "\n".join(self.errors[:limit]) + more
 
+# %% ../nbs/34_leaderboard.ipynb #4ed7c088
 def _schema_errors(m: Any) -> list[str]:
     from jsonschema import Draft202012Validator
     errs = sorted(Draft202012Validator(MANIFEST_SCHEMA).iter_errors(m), key=lambda e: [str(x) for x in e.absolute_path])
@@ -162,6 +165,7 @@ def _check_record(i: int, r: Any, fname: str) -> list[str]:
     if r.get("status") == "ok" and not isinstance(r.get("actions"), list): errs.append(f"{where}: field actions: an ok record needs its list of actions")
     return errs
 
+# %% ../nbs/34_leaderboard.ipynb #531557b3
 def _read_results(path: Path) -> tuple[list[tuple[int, Any]], list[str]]:
     rows, errs = [], []
     for i, line in enumerate(path.read_bytes().splitlines(), 1):
@@ -230,6 +234,7 @@ def validate(sub_dir: str | Path, benchmark: Benchmark | None = None, env=None, 
                 rep.errors.append(f"manifest.json: field claimed.{part}.{k}: claims {c:.4f}, the results re-score to {rep.scores[part][k]:.4f}")
     return rep
 
+# %% ../nbs/34_leaderboard.ipynb #b2a9e2ea
 def _env_for(m: dict, b: Benchmark):
     "The scoring environment of a manifest's run configuration (its search engine and the like), else the default one."
     from personalwab.runner import RunConfig
@@ -245,6 +250,7 @@ def leaderboard_dir() -> Path:
     "The repository's `leaderboard/` folder."
     return repo_root()/"leaderboard"
 
+# %% ../nbs/34_leaderboard.ipynb #219f075c
 def paper_rows(track: Track) -> dict:
     "The paper's published rows for `track` (Table 3: single, Table 4: multi) as leaderboard entries marked as reported."
     table, name = (PAPER_TABLE3, "Table 3") if track == "single" else (PAPER_TABLE4, "Table 4")
@@ -261,6 +267,7 @@ def paper_rows(track: Track) -> dict:
             "note": "Numbers as printed in the paper, on the official release with gpt-4o-mini; not re-scored by this package.",
             "rows": rows}
 
+# %% ../nbs/34_leaderboard.ipynb #b5ef75c4
 def write_leaderboard_files(root: str | Path | None = None) -> list[Path]:
     "Write `submission.schema.json` and `paper-{single,multi}.json` under `root` (default `leaderboard_dir()`)."
     root = Path(root or leaderboard_dir()); root.mkdir(parents=True, exist_ok=True)
@@ -279,6 +286,7 @@ def submissions(root: str | Path | None = None, track: Track | None = None) -> l
         if track is None or m.get("track") == track: out.append((d, m))
     return out
 
+# %% ../nbs/34_leaderboard.ipynb #7deaf650
 def leaderboard_table(track: Track, root: str | Path | None = None, verified: dict[str, bool] | None = None) -> pd.DataFrame:
     "The leaderboard of `track`: the paper's rows and the submissions, with the paper's columns (Table 3 or 4)."
     root = Path(root or leaderboard_dir())

@@ -24,6 +24,7 @@ class ToolCall:
     arguments: dict
     raw: str = ""
 
+# %% ../nbs/10_llm.ipynb #33f9ec5c
 @dataclass
 class Usage:
     "Tokens, latency and cost of one completion (see above for how `n > 1` splits them)."
@@ -88,12 +89,14 @@ def price_table() -> dict[str, tuple[float, float]]:
         with open(p) as f: table.update({k: tuple(v) for k, v in json.load(f).items()})
     return table
 
+# %% ../nbs/10_llm.ipynb #1afa63cb
 def price_for(model: str) -> tuple[float, float]:
     "(input, output) USD per 1M tokens for `model` (longest prefix match); (0, 0) if unknown or local."
     table = price_table()
     hits = [k for k in table if model == k or model.startswith(k + "-") or model.startswith(k + ":")]
     return table[max(hits, key=len)] if hits else (0.0, 0.0)
 
+# %% ../nbs/10_llm.ipynb #e46e3091
 def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float:
     "Dollar cost of a call from the price table."
     pin, pout = price_for(model)
@@ -117,6 +120,7 @@ class UsageLog:
     def dropped(self) -> int: return self.added - len(self._items)
     def __len__(self): return len(self._items)
 
+# %% ../nbs/10_llm.ipynb #607f943d
 USAGE_LOG = UsageLog()
 
 def _as_usage(u) -> Usage:
@@ -124,6 +128,7 @@ def _as_usage(u) -> Usage:
     if isinstance(u, Completion): return u.usage
     return Usage(**{k: v for k, v in dict(u).items() if k in Usage.__dataclass_fields__})
 
+# %% ../nbs/10_llm.ipynb #380e043d
 def usage_summary(usages: Iterable | None = None) -> dict[str, dict]:
     "Totals per role and overall: calls, completions, cached, prompt/completion tokens, cost, latency."
     usages = USAGE_LOG.since(0) if usages is None else usages
@@ -236,17 +241,20 @@ def _check_params(conversations, tools, p) -> None:
         if not (isinstance(t, dict) and "name" in t.get("function", {})):
             raise ValueError(f"tools must be OpenAI tool dicts {{'type':'function','function':{{'name':...}}}}, got {t!r:.80}")
 
+# %% ../nbs/10_llm.ipynb #d10b6b02
 def _make_encodable(c: Completion) -> None:
     "Make a fresh completion's text, tool call and error UTF-8 encodable, in place (see `llm_cache.encodable`)."
     c.text, c.error = encodable(c.text), encodable(c.error)
     if c.tool_call is not None:
         c.tool_call.name, c.tool_call.arguments, c.tool_call.raw = map(encodable, (c.tool_call.name, c.tool_call.arguments, c.tool_call.raw))
 
+# %% ../nbs/10_llm.ipynb #52925e97
 def _from_cache(d: dict) -> Completion:
     c = Completion.from_dict(d)
     c.usage.cached, c.usage.latency_s, c.usage.cost_usd = True, 0.0, 0.0
     return c
 
+# %% ../nbs/10_llm.ipynb #a21a4ef3
 def _resolve_cache(cache) -> ResponseCache | None:
     if isinstance(cache, ResponseCache): return cache
     if cache is False: return None
@@ -265,6 +273,7 @@ def register_backend(name: str, factory: str | Callable[..., LLM]) -> None:
     "Register `factory` (a callable or 'module:attr') for specs `name` or `name:<arg>`."
     BACKENDS[name] = factory
 
+# %% ../nbs/10_llm.ipynb #49c68a46
 def _factory(name: str) -> Callable[..., LLM]:
     f = BACKENDS.get(name)
     if f is None: raise ValueError(f"unknown LLM backend {name!r}; known: {sorted(BACKENDS)}")
@@ -272,6 +281,7 @@ def _factory(name: str) -> Callable[..., LLM]:
         mod, attr = f.split(":"); f = getattr(importlib.import_module(mod), attr)
     return f
 
+# %% ../nbs/10_llm.ipynb #3d43e749
 def get_llm(spec: str = DEFAULT_LLM, **kw) -> LLM:
     "The LLM named by `spec` ('smollm2', 'tiny', 'hf:<path>', 'openai:<model>[@base_url]')."
     if isinstance(spec, LLM): return spec

@@ -20,6 +20,7 @@ def _text(s: str) -> str:
     try: s.encode("utf-8"); return s
     except UnicodeEncodeError: return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
+# %% ../nbs/11_llm_cache.ipynb #73639473
 def encodable(x: Any, _depth: int = 0) -> Any:
     "`x` with every string made UTF-8 encodable (lone surrogates -> U+FFFD) and huge integers described, recursively."
     if isinstance(x, str): return _text(x)
@@ -37,6 +38,7 @@ def canonical_json(x: Any) -> str:
     "Deterministic JSON (sorted keys, no spaces) used for hashing."
     return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
+# %% ../nbs/11_llm_cache.ipynb #42546fbd
 def cache_key(backend: str, model: str, messages: list[dict], tools: list[dict] | None, params: dict) -> str:
     "SHA-256 of everything that determines a model's answer (made `encodable` first, so any text has a key)."
     payload = {"v": 1, "backend": backend, "model": model, "messages": messages, "tools": tools or None, "params": params}
@@ -92,6 +94,7 @@ def cache_enabled() -> bool:
     "False when `$PERSONALWAB_LLM_CACHE` is 0/false/off."
     return os.environ.get("PERSONALWAB_LLM_CACHE", "1").strip().lower() not in ("0", "false", "off", "no")
 
+# %% ../nbs/11_llm_cache.ipynb #a5b79988
 def default_cache() -> ResponseCache | None:
     "The shared on-disk cache under `cache_dir('llm')` (one object per process), or None if disabled."
     if not cache_enabled(): return None

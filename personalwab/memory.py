@@ -45,6 +45,7 @@ def _txt(x: Any) -> str:
     if isinstance(x, dict): return json.dumps(x, ensure_ascii=False)
     return str(x)
 
+# %% ../nbs/40_memory.ipynb #a4046c02
 def format_behaviour(x: Behaviour, style: str = "full") -> str:
     "Render one behaviour as a memory record: `full`, `short` (RecMind) or `compact` (InteRecAgent)."
     p, r = x.product_info, x.review
@@ -60,6 +61,7 @@ def format_behaviour(x: Behaviour, style: str = "full") -> str:
     if style == "compact": return "\n".join(lines)
     raise ValueError(f"unknown memory record style {style!r}; use 'full', 'short' or 'compact'")
 
+# %% ../nbs/40_memory.ipynb #fea41f29
 def format_records(xs: Iterable[Behaviour], style: str = "full") -> str:
     "Number the records `MEMORY 1:`, `MEMORY 2:` ... in the given order."
     return "\n\n".join(f"MEMORY {i}:\n{format_behaviour(x, style)}" for i, x in enumerate(xs, 1))
@@ -74,6 +76,7 @@ def count_tokens(text: str, tokenizer: Tokenizer = None) -> int:
     n = tokenizer(text)
     return n if isinstance(n, int) else len(n)
 
+# %% ../nbs/40_memory.ipynb #8e0c94bc
 def fit_records(records: list[str], budget: int | None, tokenizer: Tokenizer = None, sep: str = "\n") -> list[str]:
     "The longest prefix of `records` whose `sep`-joined text has at most `budget` tokens (never cuts a record)."
     if budget is None: return list(records)
@@ -117,6 +120,7 @@ class Embedder:
                 self._cache.update(zip(todo, np.asarray(self._load().encode([src[k] for k in todo]), dtype=np.float32)))
             return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
 
+# %% ../nbs/40_memory.ipynb #d1c6a4c4
 _EMBEDDER: Embedder | None = None
 def get_embedder() -> Embedder:
     "The process-wide shared `Embedder`."
@@ -156,12 +160,14 @@ class NoMemory(Memory):
     name = "none"
     def select(self, b, task, k): return []
 
+# %% ../nbs/40_memory.ipynb #2b9796fb
 class LastMemory(Memory):
     "The `k` most recent behaviours, newest first."
     name = "last"
     header = "Your Memory of This User (most recent user past purchases and reviews, sorted by timestamp, most recent first):"
     def select(self, b, task, k): return self.bank(b, task)[::-1][:max(k, 0)]
 
+# %% ../nbs/40_memory.ipynb #4c94d609
 class RandomMemory(Memory):
     "`k` behaviours drawn at random; the draw is seeded by (`seed`, task id), so it is the same under any thread schedule."
     name = "random"
@@ -208,8 +214,10 @@ class InteRecProfile:
     dislike: list[str] = field(default_factory=list)
     expect: list[str] = field(default_factory=list)
 
+# %% ../nbs/40_memory.ipynb #d220866c
 def _dedupe(xs: Iterable[str]) -> list[str]: return list(dict.fromkeys(str(x).strip() for x in xs if str(x).strip()))
 
+# %% ../nbs/40_memory.ipynb #0096fedb
 class InteRecProfiles:
     "Per-user InteRecAgent profiles: initialised from history, updated after each task, thread-safe, saved atomically."
     def __init__(self, path: str | Path | None = None, init_k: int = 200, expect_cap: int = 30):
@@ -271,6 +279,7 @@ def interec_update_messages(conversation: str) -> list[dict]:
     "Chat messages asking the LLM for a like/dislike/expect update from a finished conversation."
     return [{"role": "user", "content": INTEREC_UPDATE_PROMPT.format(conversation=conversation)}]
 
+# %% ../nbs/40_memory.ipynb #6d5e28b8
 def parse_profile_update(text: str) -> dict:
     "The `{'like', 'dislike', 'expect'}` lists found in an LLM answer (empty lists if none)."
     import json_repair
@@ -306,6 +315,7 @@ def as_task_type(x: str | None) -> str | None:
     if x in TASK_TYPES: return x
     return TYPE_FOR_FUNCTION.get(x or "")
 
+# %% ../nbs/40_memory.ipynb #3dc25681
 def taskspecific_record(x: Behaviour, task_type: str) -> str:
     "One behaviour reduced to the fields `task_type` needs."
     p, r = x.product_info, x.review
@@ -326,6 +336,7 @@ def taskspecific_behaviours(b: Benchmark, task: Task, task_type: str | None, k: 
     kept = top[:len(recs)]
     return kept[::-1] if tt == "recommend" else kept
 
+# %% ../nbs/40_memory.ipynb #7d56b579
 def taskspecific_memory(b: Benchmark, task: Task, task_type: str | None, k: int = PUMA_MEMORY_LENGTH,
                         token_budget: int | None = 768, tokenizer: Tokenizer = None, embedder: Embedder | None = None) -> str:
     "PUMA's task-specific memory for the *predicted* `task_type` (type or function name): top-`k` relevant behaviours, only the fields that function needs, at most `token_budget` tokens, whole records only."

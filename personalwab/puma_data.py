@@ -69,6 +69,7 @@ def search_label_messages(task: Task, memory: str) -> list[dict]:
         msgs += [{"role": "user", "content": f"Request: {req}\nPast purchases: {mem}"}, {"role": "assistant", "content": q}]
     return msgs + [{"role": "user", "content": f"Request: {task.task}\nPast purchases: {memory}"}]
 
+# %% ../nbs/50_puma_data.ipynb #b45c63c0
 def clean_query(text: str, max_words: int = 16) -> str:
     "First meaningful line of an LLM answer, without quotes/prefixes, at most `max_words` words."
     for line in (text or "").splitlines():
@@ -88,6 +89,7 @@ def read_jsonl(path: str | Path) -> list[dict]:
             except json.JSONDecodeError as e: raise ValueError(f"{path}: line {i}: {e.msg}") from None
     return rows
 
+# %% ../nbs/50_puma_data.ipynb #53d4cabd
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> Path:
     "Write rows atomically (tmp file + os.replace)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +98,7 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> Path:
         for r in rows: f.write(json.dumps(r, ensure_ascii=False) + "\n")
     os.replace(tmp, path); return path
 
+# %% ../nbs/50_puma_data.ipynb #e5e0e1e8
 def write_json(path: str | Path, obj: Any) -> Path:
     "Write JSON atomically."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,10 +129,12 @@ def prompt_len(tok, messages: list[dict]) -> int:
     enc = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True)
     return len(enc["input_ids"])
 
+# %% ../nbs/50_puma_data.ipynb #31e02305
 def completion_len(tok, text: str) -> int:
     "Tokens of a completion plus the end-of-turn token."
     return len(tok(text, add_special_tokens=False)["input_ids"]) + 2
 
+# %% ../nbs/50_puma_data.ipynb #df3d15df
 def cut_tokens(tok, text: str, n: int) -> str:
     "The first `n` tokens of `text` (whole text if shorter)."
     ids = tok(text, add_special_tokens=False)["input_ids"]
@@ -161,12 +166,14 @@ class PrepareReport:
     skipped: dict
     max_tokens: int
 
+# %% ../nbs/50_puma_data.ipynb #1764bb65
 def warm_embeddings(b: Benchmark, tasks: list[Task], batch: int = 512, progress: bool = True) -> None:
     "Embed every instruction and pre-task behaviour once, in large batches (memory retrieval then hits the cache)."
     texts = list(dict.fromkeys([t.task for t in tasks] + [format_behaviour(x) for t in tasks for x in b.history_before(t.user_id, t.timestamp)]))
     emb = get_embedder()
     for i in tqdm(range(0, len(texts), batch), desc="embed memory", disable=None if progress else True): emb.encode(texts[i:i+batch])
 
+# %% ../nbs/50_puma_data.ipynb #d9e243ab
 def _load_tok(tokenizer):
     if not isinstance(tokenizer, (str, Path)): return tokenizer
     from transformers import AutoTokenizer

@@ -23,11 +23,13 @@ def function_prompt(task: Task | str) -> str:
     "The function-identification prompt for a task (or an instruction string)."
     return FUNCTION_PROMPT.format(instruction=task if isinstance(task, str) else task.task)
 
+# %% ../nbs/39_puma_prompts.ipynb #9eec49ac
 def review_product_block(p: Product | None) -> str:
     "The product block of review parameter prompts (empty without a product)."
     if p is None: return ""
     return f"\nThe product is:\nTitle: {p.title}\nPrice: {p.price}\nStore: {p.store}\nMain Category: {p.main_category}\n"
 
+# %% ../nbs/39_puma_prompts.ipynb #c2d67b09
 def param_prompt(task: Task | str, function: str, memory: str, product_block: str | None = None) -> str:
     """The parameter-generation prompt. `product_block=None` derives it from the task: the review
     product for review tasks (the environment shows that product to every agent), else nothing."""
@@ -36,6 +38,7 @@ def param_prompt(task: Task | str, function: str, memory: str, product_block: st
     instr = task if isinstance(task, str) else task.task
     return PARAM_PROMPT.format(instruction=instr, product=product_block, memory=memory, function=function or "")
 
+# %% ../nbs/39_puma_prompts.ipynb #23ca4621
 def as_messages(prompt: str | list[dict]) -> list[dict]:
     "A prompt as chat messages (a string becomes one user turn)."
     return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
@@ -53,10 +56,12 @@ def parse_function(text: str) -> str | None:
     hits = [(low.find(k), f) for k, f in _KEYWORDS if k in low]
     return min(hits)[1] if hits else None
 
+# %% ../nbs/39_puma_prompts.ipynb #1458fd43
 def parse_asins(text: str) -> list[str]:
     "Parent ASINs in generated text, in order, first occurrence kept (never reordered)."
     return list(dict.fromkeys(_ASIN_RE.findall(text or "")))
 
+# %% ../nbs/39_puma_prompts.ipynb #8cad2c11
 def param_to_action(function: str | None, text: str) -> Action:
     "The action for a generated parameter (`Say: ...` replies to the user, `stop` stops)."
     text = (text or "").strip()

@@ -32,10 +32,12 @@ def _json_default(o):
     if hasattr(o, "tolist"): return o.tolist()
     return repr(o)
 
+# %% ../nbs/28_records.ipynb #612e0d55
 def dumps(obj: Any, **kw) -> str:
     "`json.dumps` that also writes dataclasses, pydantic models, numpy values, sets and paths; text is made `encodable`."
     return json.dumps(encodable(obj), ensure_ascii=False, default=lambda o: encodable(_json_default(o)), **kw)
 
+# %% ../nbs/28_records.ipynb #40237d32
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     "Write `obj` as indented JSON to `path` atomically (tmp file + fsync + `os.replace`)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,8 +67,10 @@ def repair_jsonl(path: str | Path) -> int:
     warnings.warn(f"{path}: dropped a torn last line ({len(tail)} bytes, saved to {path.name}.torn) left by an interrupted write")
     return len(tail)
 
+# %% ../nbs/28_records.ipynb #9dcf1c5c
 def _number(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
 
+# %% ../nbs/28_records.ipynb #e23e1785
 def record_problem(rec: Any) -> str | None:
     "Why `rec` cannot be used as a result record (None if it can): no task id, a bad trial, a non-numeric score."
     if not isinstance(rec, dict): return "not a JSON object"
@@ -80,6 +84,7 @@ def record_problem(rec: Any) -> str | None:
             if rec.get(k) is not None and not _number(rec[k]): return f"{k} {rec[k]!r:.40} is not a number"
     return None
 
+# %% ../nbs/28_records.ipynb #009c025f
 def read_jsonl(path: str | Path) -> list[dict]:
     "Result records of a JSONL file; a line that is not a usable record is skipped with a warning naming it and why."
     out = []
@@ -93,6 +98,7 @@ def read_jsonl(path: str | Path) -> list[dict]:
             else: warnings.warn(f"{path}: line {i} skipped: {problem}")
     return out
 
+# %% ../nbs/28_records.ipynb #168d0803
 def read_json(path: str | Path, what: str = "file") -> dict | None:
     "A JSON object file, or None (with a warning naming it) when it is missing, half-written or not an object."
     path = Path(path)
@@ -108,6 +114,7 @@ def read_json(path: str | Path, what: str = "file") -> dict | None:
 class UnwritableRecord(ValueError):
     "A record that cannot be serialised to a JSON line (the task then gets an error record instead)."
 
+# %% ../nbs/28_records.ipynb #42a97243
 class ResultWriter:
     "Append-only, thread-safe JSONL writer: one line per record, flushed and fsynced."
     def __init__(self, path: str | Path):
@@ -141,8 +148,10 @@ def task_seed(seed: int, task_id: str, trial: int = 0) -> int:
     "A per-task, per-trial seed derived from the run seed (stable across processes and workers)."
     return int.from_bytes(hashlib.sha256(f"{seed}:{task_id}:{trial}".encode()).digest()[:4], "big")
 
+# %% ../nbs/28_records.ipynb #e8f7c4b9
 def _now() -> str: return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
+# %% ../nbs/28_records.ipynb #db2a1512
 def _cost(usage: Iterable[dict]) -> float: return float(sum((u or {}).get("cost_usd", 0.0) or 0.0 for u in usage))
 
 # %% ../nbs/28_records.ipynb #6e6bf788
@@ -163,6 +172,7 @@ def episode_record(ep: Any, task: Task, *, trial: int = 0, seed: int = 0, attemp
     rest = {k: v for k, v in d.items() if k not in rec and k not in ("task_id", "user_id", "type", "usage")}
     return rec | {"usage": usage} | rest | {"seed": seed, "attempt": attempt, "started": started, "finished": _now(), "worker": worker}
 
+# %% ../nbs/28_records.ipynb #49989f77
 def error_record(task: Task, exc: BaseException, *, trial: int = 0, seed: int = 0, attempt: int = 1,
                  started: str = "", wall_s: float = 0.0, track: Track | None = None, worker: str = "") -> dict:
     "The JSONL record of a task whose agent or environment raised `exc` (scores 0, retried on resume)."
@@ -180,6 +190,7 @@ def results_path(path_or_dir: str | Path) -> Path:
     if not p.exists(): raise FileNotFoundError(f"no results file at {p}")
     return p
 
+# %% ../nbs/28_records.ipynb #6c52f0cd
 def latest_records(records: Iterable[dict]) -> list[dict]:
     "One record per (task_id, trial): the last `ok` one, else the last one."
     best: dict[tuple, dict] = {}
@@ -188,6 +199,7 @@ def latest_records(records: Iterable[dict]) -> list[dict]:
         if old is None or r.get("status") == "ok" or old.get("status") != "ok": best[k] = r
     return list(best.values())
 
+# %% ../nbs/28_records.ipynb #87f9db9a
 def load_results(path_or_dir: str | Path, all_attempts: bool = False) -> pd.DataFrame:
     "A run's results as a DataFrame, one row per task and trial (`all_attempts`: every record)."
     recs = read_jsonl(results_path(path_or_dir))
@@ -215,6 +227,7 @@ def _clean(x):
     if hasattr(x, "item"): x = x.item()
     return None if isinstance(x, float) and x != x else x
 
+# %% ../nbs/28_records.ipynb #f5291d15
 SCORE_COLUMNS = ["task_id", "trial", "type", "function_acc", "result_acc", "steps", "cost_usd", "wall_s"]
 
 def summarize(records: Iterable[dict] | pd.DataFrame, cfg: RunConfig | None = None, expected: Iterable[tuple] | None = None,

@@ -19,12 +19,14 @@ __all__ = ['REPRODUCTION_OUTPUTS', 'LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 
 def _replace(tmp: Path, dest: Path) -> Path:
     os.replace(tmp, dest); return dest
 
+# %% ../nbs/61_report.ipynb #22688ed8
 def flat_columns(df: pd.DataFrame) -> pd.DataFrame:
     "A copy of `df` whose MultiIndex columns are joined into one level ('search R this run')."
     flat = df.copy()
     if isinstance(flat.columns, pd.MultiIndex): flat.columns = [" ".join(str(c) for c in col if str(c)) for col in flat.columns]
     return flat
 
+# %% ../nbs/61_report.ipynb #98d4ae2c
 def save_table(df: pd.DataFrame, out_dir, name: str, caption: str = "", note: str = "", floatfmt: str | tuple = ".3f",
                index: bool = True, shown: pd.DataFrame | None = None) -> list[Path]:
     """Write `df` as `<name>.csv` and `<name>.md` (caption, table, note) into `out_dir`, atomically. A MultiIndex of rows
@@ -61,6 +63,7 @@ def machine() -> str:
     gpu = f", GPU: {', '.join(e['gpus'])}" if e["gpus"] else ", no GPU"
     return f"{e['cpu']} ({e['cpu_count']} cores{gpu}), {platform.system()} {platform.machine()}"
 
+# %% ../nbs/61_report.ipynb #d2bb7c25
 REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make reproduce` itself rewrites
 
 def commit(root=None) -> str:
@@ -79,6 +82,7 @@ def describe_benchmark(b, source: str = "default") -> str:
     return (f"{kind}: {len(b.users):,} users, {len(b.products):,} products, "
             f"{n['train']:,} train / {n['test']:,} test instructions")
 
+# %% ../nbs/61_report.ipynb #99f5260d
 LLM_NAMES = {"smollm2": "SmolLM2-135M-Instruct (offline default, CPU)", "tiny": "tiny random Llama (smoke test only)"}
 
 def llm_name(spec: str) -> str:
@@ -90,6 +94,7 @@ def llm_name(spec: str) -> str:
     if p and p.is_absolute() and p.is_relative_to(repo_root()): return f"hf:{p.relative_to(repo_root()).as_posix()}"
     return spec
 
+# %% ../nbs/61_report.ipynb #d6af0959
 def provenance(b=None, source: str = "default", **models) -> str:
     "What produced a result: data, models per role, machine, code version, date (Markdown)."
     parts = [f"- **Data**: {describe_benchmark(b, source)}"] if b is not None else []

@@ -32,6 +32,7 @@ def regrade_record(rec: dict, task: Task, env) -> dict:
     return dict(rec) | {"rewards": [list(x) for x in rewards], "function_acc": float(f), "result_acc": float(r),
                         "regraded_under": PROTOCOL_VERSION}
 
+# %% ../nbs/32_rescore.ipynb #013d2dc6
 def scoring_env(cfg: RunConfig | None, b: Benchmark):
     "A single-turn `WebEnv` with the run's environment parameters (engine, ...): it only grades terminal calls."
     from personalwab.env import make_env
@@ -41,6 +42,7 @@ def scoring_env(cfg: RunConfig | None, b: Benchmark):
 # %% ../nbs/32_rescore.ipynb #becb77de
 def _same(a: float, b: float) -> bool: return abs(float(a) - float(b)) <= 1e-6
 
+# %% ../nbs/32_rescore.ipynb #087e94f8
 def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=None, write: bool = True,
             n_boot: int = 1000) -> dict:
     "Re-grade a finished run under the current scorer (no model is called); returns the new summary and writes it beside the old."
@@ -74,6 +76,7 @@ def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=Non
         atomic_write_json(rescored_summary_path(p), s)
     return s
 
+# %% ../nbs/32_rescore.ipynb #6c81de0d
 def rescored_summary_path(results: Path) -> Path:
     "Where `rescore` writes the new summary: `summary.protocol-<version>.json` beside the run's results."
     return Path(results).with_name(f"summary.protocol-{PROTOCOL_VERSION}.json")

@@ -22,10 +22,12 @@ def shared(key: tuple, factory: Callable[[], Any]) -> Any:
         if key not in _BUILT: _BUILT[key] = factory()
         return _BUILT[key]
 
+# %% ../nbs/26_resources.ipynb #83f75dc4
 def built() -> list[tuple]:
     "The keys of the objects built so far in this process."
     with _BUILT_LOCK: return list(_BUILT)
 
+# %% ../nbs/26_resources.ipynb #842b4793
 def release(kind: str | None = None) -> int:
     "Forget the built objects (of `kind` only, e.g. 'searcher', when given); returns how many."
     with _BUILT_LOCK:
@@ -97,6 +99,7 @@ class Resources:
 
     def __repr__(self): return f"Resources({self.b.name!r}, {len(self.b.products)} products)"
 
+# %% ../nbs/26_resources.ipynb #60058559
 def shared_llm(spec: str):
     "One `LLM` per spec per process, shared by all workers, agents and user simulators."
     from personalwab.llm import get_llm

@@ -28,6 +28,7 @@ def run_config(path_or_dir: str | Path) -> RunConfig | None:
     except ValidationError as e:
         warnings.warn(f"{d/'config.json'}: not a run configuration ({one_line(e)}); ignored"); return None
 
+# %% ../nbs/37_results.ipynb #a515e9ba
 def summary_path(results: Path) -> Path:
     "`summary.json` beside `results.jsonl`; `<stem>.summary.json` for any other results file."
     return results.with_name("summary.json") if results.name == "results.jsonl" else results.with_name(results.stem + ".summary.json")
@@ -88,6 +89,7 @@ def expand_runs(paths: Iterable[str | Path]) -> list[Path]:
         out += inner
     return out
 
+# %% ../nbs/37_results.ipynb #2a87a45a
 def run_summary(results: Path) -> dict:
     "The saved summary of a results file if it is current, else one computed now."
     sp = summary_path(results)
@@ -102,6 +104,7 @@ def run_summary(results: Path) -> dict:
         with contextlib.suppress(OSError): atomic_write_json(sp, s)
     return s
 
+# %% ../nbs/37_results.ipynb #890d7981
 def compare(*paths: str | Path) -> pd.DataFrame:
     "One row per run: method, track, tasks, errors, F/R per type and overall, steps, cost."
     rows = []
@@ -119,6 +122,7 @@ def compare(*paths: str | Path) -> pd.DataFrame:
         rows.append(row)
     return pd.DataFrame(rows).set_index("run")
 
+# %% ../nbs/37_results.ipynb #755e7278
 def view(*paths: str | Path, file=None) -> str:
     "Print (and return) a terminal table comparing the runs at `paths`."
     from tabulate import tabulate

@@ -52,12 +52,14 @@ def product_sequence(self: RuleAgent, task: Task) -> list[str]:
     mem = taskspecific_behaviours(self.b, task, "recommend", self.memory_k, self.token_budget)
     return same_category_sequence(mem, task.target.product_info.main_category, self.max_items)
 
+# %% ../nbs/43_rule_agents.ipynb #0ba6a5d4
 @patch
 def latest_review(self: RuleAgent, task: Task) -> str:
     "The text of the user's most recent review before the task (empty without history: scored as the original scores a blank review)."
     hist = self.b.history_before(task.user_id, task.timestamp)
     return max(hist, key=lambda h: h.timestamp).review.text if hist else ""
 
+# %% ../nbs/43_rule_agents.ipynb #3d5c57f8
 @patch
 def action(self: RuleAgent, task: Task) -> Action:
     "The one call the rules make for `task`."

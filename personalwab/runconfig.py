@@ -98,6 +98,7 @@ def parse_params(items: Iterable[str] | None) -> dict:
         except ValueError: out[k.strip()] = v
     return out
 
+# %% ../nbs/27_runconfig.ipynb #1ca1d84c
 def load_config_file(path: str | Path) -> dict:
     "A `RunConfig` dict from a YAML or JSON file, or a run directory's `config.json` (to resume it); `UsageError` naming the file."
     import yaml
@@ -113,6 +114,7 @@ def load_config_file(path: str | Path) -> dict:
     if not isinstance(d, dict): raise UsageError(f"--config {path}: expected a mapping of RunConfig fields, got {type(d).__name__}")
     return d
 
+# %% ../nbs/27_runconfig.ipynb #dbc48800
 def one_line(e: ValidationError, source: str = "") -> str:
     "A pydantic validation error as one line: `source: field: problem (got value); ...`."
     parts = [f"{'.'.join(map(str, x['loc'])) or '(top level)'}: {x['msg'].removeprefix('Value error, ')}"

@@ -61,12 +61,14 @@ def agent_kwargs(cfg: RunConfig) -> dict:
     if cfg.memory_length is not None: kw.setdefault("memory_length", cfg.memory_length)
     return kw
 
+# %% ../nbs/30_runner.ipynb #245b0904
 def default_agent_factory(cfg: RunConfig, b: Benchmark):
     "The agent of `cfg.method` (the oracle, or `personalwab.methods.get_agent`)."
     if cfg.method == "oracle": return OracleAgent(b, **cfg.params)
     from personalwab.methods import get_agent
     return get_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
+# %% ../nbs/30_runner.ipynb #184b5bba
 def default_env_factory(cfg: RunConfig, b: Benchmark, resources: Resources | None = None):
     "A fresh `WebEnv` for `cfg.track` with the parts of `resources` (default: `Resources(b)`) (+ its own simulator on `cfg.user_llm`)."
     from personalwab.env import make_env
@@ -87,6 +89,7 @@ def stratified(tasks: list[Task]) -> list[Task]:
         out += [by[ty][i] for ty in TASK_TYPES if i < len(by[ty])]; i += 1
     return out
 
+# %% ../nbs/30_runner.ipynb #37a36422
 def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
     """The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`, after ordering
     them by `cfg.sample` ('stratified': `stratified` order, so `limit=12` means 4 tasks of each type)."""
@@ -98,7 +101,6 @@ def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
         tasks = [byid[i] for i in cfg.task_ids]
     if cfg.sample == "stratified": tasks = stratified(tasks)
     return tasks[:cfg.limit] if cfg.limit else list(tasks)
-
 
 # %% ../nbs/30_runner.ipynb #1eabe8f2
 @dataclasses.dataclass
@@ -162,9 +164,11 @@ class RunLocked(RuntimeError):
     def __init__(self, d: Path):
         super().__init__(f"{d} is being written by another process (lock {d/'.lock'})"); self.dir = d
 
+# %% ../nbs/30_runner.ipynb #9a5de38f
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
 
+# %% ../nbs/30_runner.ipynb #bc1e2fe0
 class RunInterrupted(KeyboardInterrupt):
     "A run stopped by Ctrl-C or SIGTERM: what was done, and how to resume."
     def __init__(self, d: Path, done: int, total: int, terminated: bool = False):
@@ -177,6 +181,7 @@ class RunInterrupted(KeyboardInterrupt):
         return (f"interrupted ({'SIGTERM' if self.terminated else 'Ctrl-C'}): {self.done} of {self.total} tasks done, "
                 f"results in {self.dir/'results.jsonl'}; resume with: {resume}")
 
+# %% ../nbs/30_runner.ipynb #a23f4400
 def check_names(cfg: RunConfig) -> None:
     "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist."
     from personalwab.llm import BACKENDS
@@ -192,9 +197,11 @@ def check_names(cfg: RunConfig) -> None:
     if cfg.data not in ("default", "tiny") and not Path(cfg.data).is_dir():
         raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny or an official-format folder)")
 
+# %% ../nbs/30_runner.ipynb #495d76cc
 def _done(path: Path, keys: set) -> int:
     return sum((r["task_id"], r.get("trial", 0)) in keys for r in latest_records(read_jsonl(path)) if r.get("status") == "ok")
 
+# %% ../nbs/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
         benchmark: Benchmark | None = None, resources: Resources | None = None) -> RunResult:

@@ -34,10 +34,12 @@ class SASRecConfig:
     epochs: int = 1000
     seed: int = 0
 
+# %% ../nbs/21_sasrec.ipynb #dfb7b2f6
 def item_ids(b: Benchmark) -> list[str]:
     "The catalog ASINs in id order: ASIN `item_ids(b)[i-1]` has item id `i` (0 is padding)."
     return sorted(b.products)
 
+# %% ../nbs/21_sasrec.ipynb #6040eeec
 def training_sequences(b: Benchmark) -> list[list[str]]:
     "Per user (in user-id order), the ASINs of their `history`-split behaviours, oldest first: all SASRec is trained on."
     return [[x.asin for x in b.users[u].behaviours if x.split == "history"] for u in sorted(b.users)]
@@ -55,6 +57,7 @@ class PointWiseFeedForward(nn.Module):
         y = self.dropout2(self.conv2(self.relu(self.dropout1(self.conv1(x.transpose(-1, -2))))))
         return y.transpose(-1, -2) + x
 
+# %% ../nbs/21_sasrec.ipynb #d01d8a49
 class SASRec(nn.Module):
     "Self-attentive sequential recommendation (pmixer/SASRec.pytorch architecture)."
     def __init__(self, n_items: int, cfg: SASRecConfig = SASRecConfig()):
@@ -117,10 +120,12 @@ def data_key(b: Benchmark, cfg: SASRecConfig) -> str:
     h = hashlib.sha256(json.dumps([item_ids(b), training_sequences(b), asdict(cfg)]).encode())
     return h.hexdigest()[:16]
 
+# %% ../nbs/21_sasrec.ipynb #51b67c02
 def _save(obj, path: Path) -> None:
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as f: torch.save(obj, f)
     os.replace(f.name, path)
 
+# %% ../nbs/21_sasrec.ipynb #c963ef24
 def _seed_all(seed: int) -> None:
     random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)
 
@@ -131,6 +136,7 @@ def train_sasrec(b: Benchmark, epochs: int | None = None, seed: int | None = Non
     "Train SASRec on `b`'s history-split sequences (resuming a matching checkpoint); returns the checkpoint path."
     with torch_threads(threads): return _train(b, epochs, seed, cfg, out_dir, save_every, progress, log)
 
+# %% ../nbs/21_sasrec.ipynb #f3911ca4
 def _train(b, epochs, seed, cfg, out_dir, save_every, progress, log) -> Path:
     cfg = cfg or SASRecConfig()
     cfg = SASRecConfig(**(asdict(cfg) | ({"epochs": epochs} if epochs is not None else {}) | ({"seed": seed} if seed is not None else {})))
@@ -215,6 +221,7 @@ def _rank_metrics(ranks: list[int], k: int = 10) -> tuple[float, float]:
     r = np.asarray(ranks)
     return float((r < k).mean()), float(np.where(r < k, 1 / np.log2(r + 2), 0).mean())
 
+# %% ../nbs/21_sasrec.ipynb #c8f59dcc
 def evaluate_sasrec(b: Benchmark, rec: "Recommender | Path | str", split: str = "test", types: tuple[str, ...] | None = None,
                     k: int = 10, n_neg: int = 100, seed: int = 0, scorer=None) -> dict:
     "HR@k and NDCG@k of next-item prediction on `split`'s tasks, over the full catalog and with `n_neg` sampled negatives."
@@ -240,6 +247,7 @@ def evaluate_sasrec(b: Benchmark, rec: "Recommender | Path | str", split: str = 
     return {f"HR@{k} full": hf, f"NDCG@{k} full": nf, f"HR@{k} sampled-{n_neg}": hs, f"NDCG@{k} sampled-{n_neg}": ns,
             "tasks": len(full), "skipped": skipped}
 
+# %% ../nbs/21_sasrec.ipynb #9f53b15b
 def popularity_scorer(b: Benchmark):
     "A scorer for `evaluate_sasrec` ranking items by their count in the training sequences (a baseline)."
     ids = {a: i for i, a in enumerate(item_ids(b))}

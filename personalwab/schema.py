@@ -48,6 +48,7 @@ def too_deep(v: Any, limit: int = MAX_DEPTH) -> bool:
             stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
     return False
 
+# %% ../nbs/01_schema.ipynb #64041a5a
 class Record(BaseModel):
     "Base of all records: official field names, extra fields kept, assignment validated."
     model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=True)
@@ -62,6 +63,7 @@ class Record(BaseModel):
         "The record as the official release stores it (aliases, extras kept)."
         return self.model_dump(by_alias=True, mode="json")
 
+# %% ../nbs/01_schema.ipynb #2994ada0
 def parse(model: type[BaseModel], raw: Any, file: str = "?", record: Any = "?") -> BaseModel:
     "Validate `raw` as `model`, raising `DataError` naming `file`, `record` and the first bad field."
     if not isinstance(raw, dict): raise DataError(f"expected an object, got {type(raw).__name__}", file, record)
@@ -81,10 +83,12 @@ def _number(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v): raise ValueError(f"expected a finite number, got {v}")
     return v
 
+# %% ../nbs/01_schema.ipynb #cbcc2528
 def _not_blank(v: str) -> str:
     if not v.strip(): raise ValueError("must not be empty or only whitespace")
     return v
 
+# %% ../nbs/01_schema.ipynb #b35b354d
 def _price(v: Any) -> Any:
     if isinstance(v, bool): raise ValueError(f"expected a string, a number or null, got the boolean {json.dumps(v)}")
     if isinstance(v, int) and not -1e300 < v < 1e300: raise ValueError(f"a price must be a finite number, got one of {len(str(abs(v)))} digits")
@@ -118,6 +122,7 @@ class Product(Record):
         if too_deep(v): raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
         return v
 
+# %% ../nbs/01_schema.ipynb #9b825e88
 class Review(Record):
     "A user's review of a product; `timestamp` in milliseconds since the epoch, as Amazon 2023."
     rating: Stars
@@ -168,6 +173,7 @@ class Target(Record):
     product_info: Product
     review: Review
 
+# %% ../nbs/01_schema.ipynb #c0ccd4e5
 class Task(Record):
     "An instruction of the benchmark (`task` is the instruction text, as in the release)."
     user_id: NonBlank
@@ -228,6 +234,7 @@ def _dupes(xs: Iterable[str]) -> list[str]:
         seen.add(x)
     return d
 
+# %% ../nbs/01_schema.ipynb #996ac0ba
 def _pair_errors(x: Behaviour | Target, b: Benchmark, file: str, rec: str, pre: str, catalog: str) -> None:
     "A product+review pair must agree with itself and with the catalog's title for that ASIN."
     asin = x.product_info.parent_asin
@@ -236,6 +243,7 @@ def _pair_errors(x: Behaviour | Target, b: Benchmark, file: str, rec: str, pre: 
     if asin in b.products and x.product_info.title != b.products[asin].title:
         raise DataError(f"title {x.product_info.title!r} contradicts {catalog.rsplit('/', 1)[-1]}'s {b.products[asin].title!r} for {asin}", file, rec, f"{pre}product_info.title")
 
+# %% ../nbs/01_schema.ipynb #9b3b60fb
 def check_benchmark(b: Benchmark, files: dict[str, str] | None = None) -> Benchmark:
     "Cross-record checks; raises `DataError` for the first problem found. Returns `b`."
     f = {"products": "all_products.json", "history": "user_history.json", "tasks": "user_instructions.json"} | (files or {})
@@ -287,6 +295,7 @@ class DataWarning:
     field: str = ""
     def __str__(self) -> str: return f"{self.file}: record {self.record}" + (f": field {self.field}" if self.field else "") + f": {self.msg}"
 
+# %% ../nbs/01_schema.ipynb #24f9ea91
 def _first_diff(a: Product, b: Product) -> str | None:
     "The first field where two records of one product differ (NaN equals NaN here), else None."
     if a is b or a == b: return None

@@ -61,6 +61,7 @@ def setup_java() -> None:
         jnius_config.add_options = lambda *o: orig(*[x for x in o if "jdk.incubator.vector" not in x])
         jnius_config._personalwab_patched = True
 
+# %% ../nbs/20_search.ipynb #637fb6ce
 def java_class(name: str):
     "The Java class `name` from Anserini's fat jar (starts the JVM on first use)."
     setup_java()
@@ -74,6 +75,7 @@ def write_collection(products: dict[str, Product], path: Path) -> Path:
         for asin, p in products.items(): f.write(json.dumps({"id": asin, "contents": index_document(p)}, ensure_ascii=False) + "\n")
     return path
 
+# %% ../nbs/20_search.ipynb #b57e5ac6
 def build_lucene_index(products: dict[str, Product], index_dir: Path | str) -> Path:
     "Build a Lucene BM25 index of `products` (documents in ASIN order) at `index_dir`, atomically; also writes `docids.json`."
     index_dir = Path(index_dir)
@@ -266,6 +268,7 @@ def _term(token: str) -> str:
     t = token.lower()
     return "" if t in LUCENE_STOPWORDS else porter_stem(t)
 
+# %% ../nbs/20_search.ipynb #b65cf0a1
 def analyze(text: str) -> list[str]:
     "Index terms of `text` as Anserini's `DefaultEnglishAnalyzer` makes them (tokens, possessives, lower case, stop words, Porter)."
     return [t for t in map(_term, lucene_tokens(text)) if t]
@@ -279,14 +282,17 @@ def _long_to_int4(i: int) -> int:
     shift = bits - 4
     return ((i >> shift) & 0x07) | ((shift + 1) << 3)
 
+# %% ../nbs/20_search.ipynb #f275fd53
 def _int4_to_long(i: int) -> int:
     bits, shift = i & 0x07, (i >> 3) - 1
     return bits if shift == -1 else (bits | 0x08) << shift
 
+# %% ../nbs/20_search.ipynb #06225079
 def int_to_byte4(i: int) -> int:
     "Lucene's `SmallFloat.intToByte4`: the one-byte norm of a document of `i` terms."
     return i if i < _NUM_FREE else _NUM_FREE + _long_to_int4(i - _NUM_FREE)
 
+# %% ../nbs/20_search.ipynb #2f5fdfa7
 def byte4_to_int(b: int) -> int:
     "Lucene's `SmallFloat.byte4ToInt`: the length a norm byte stands for."
     return b if b < _NUM_FREE else min(_NUM_FREE + _int4_to_long(b - _NUM_FREE), 2**31 - 1)

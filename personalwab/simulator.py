@@ -100,6 +100,7 @@ class UserSimulator:
 def _turn_seed(seed: int, task_id: str, turn: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}|{task_id}|{turn}".encode()).digest()[:4], "little")
 
+# %% ../nbs/25_simulator.ipynb #9191cfe5
 @patch
 def reply(self: UserSimulator, agent_text: str) -> str:
     "The user's answer to the agent's message; sets `stopped` when the user ends the conversation."

@@ -32,6 +32,7 @@ def minilm_tokenizer():
     tok.no_truncation(); tok.no_padding()
     return tok
 
+# %% ../nbs/06_stats.ipynb #c15e31af
 def token_counts(texts: list[str], tokenizer: str | Callable = "minilm") -> list[int]:
     "Token counts of `texts` with `tokenizer`: 'minilm' (default), 'regex', or a callable on the list."
     texts = list(texts)
@@ -44,9 +45,13 @@ def token_counts(texts: list[str], tokenizer: str | Callable = "minilm") -> list
 def profile_text(p: Profile) -> str:
     "A profile as its JSON text in the release (what Table 2's profile length counts)."
     return json.dumps(p.to_official(), ensure_ascii=False)
+
+# %% ../nbs/06_stats.ipynb #0e389f09
 def product_json(p: Product) -> str:
     "A product as its JSON text in the release (what Table 2's product length counts)."
     return json.dumps(p.to_official(), ensure_ascii=False)
+
+# %% ../nbs/06_stats.ipynb #db4342fc
 def behaviour_text(b: Behaviour) -> str:
     "The text a behaviour is counted by: product title, review title, review text."
     return "\n".join([b.product_info.title, b.review.title, b.review.text])
@@ -94,6 +99,7 @@ FIGURE3_FIELDS = ("Gender", "Age", "Occupation", "Price Sensitivity", "Diversity
 def _profiles(b: Benchmark | Mapping[str, Profile]) -> list[Profile]:
     return [u.profile for u in b.users.values()] if isinstance(b, Benchmark) else list(b.values())
 
+# %% ../nbs/06_stats.ipynb #6e3879af
 def profile_distributions(b: Benchmark | Mapping[str, Profile], fields: tuple[str, ...] = FIGURE3_FIELDS) -> pd.DataFrame:
     "Counts and shares of each value of `fields` (long format: field, value, count, share), most frequent first."
     df = pd.DataFrame([p.to_official() for p in _profiles(b)], columns=list(fields))
@@ -160,6 +166,7 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
         while blk := f.read(chunk): h.update(blk)
     return h.hexdigest()
 
+# %% ../nbs/06_stats.ipynb #ac161f46
 @dataclass
 class DataReport:
     "What `check_data` found: the folder, per-file sizes and checksums, Table 2 and instruction statistics."
@@ -201,6 +208,7 @@ def _default_folder() -> Path:
     if env and _is_official(Path(env).expanduser()): return Path(env).expanduser()
     cached_default(progress=False); return default_dir()
 
+# %% ../nbs/06_stats.ipynb #69604dbe
 def check_data(directory: str | Path | None = None, tokenizer: str = "minilm") -> DataReport:
     "Validate an official-format folder, `'default'` or `'tiny'` (raises `DataError`) and describe it: checksums, warnings, Table 2, instruction statistics."
     if str(directory) == "tiny":
@@ -218,6 +226,7 @@ def check_data(directory: str | Path | None = None, tokenizer: str = "minilm") -
 # %% ../nbs/06_stats.ipynb #f91635e9
 def _one_line(msg: str) -> str: return " ".join(str(msg).split("\n"))
 
+# %% ../nbs/06_stats.ipynb #5ca8ce4a
 def check_data_cli(directory: Path) -> None:
     "CLI entry (`personalwab check-data DIR`): print the report, or one line naming file, record and field; exit 1 on bad data, 2 on a bad argument. DIR may be `default` or `tiny`."
     src = str(directory)

@@ -22,6 +22,7 @@ CALL_FORMAT = ('To call a function, reply with only one JSON object and nothing 
 
 def _fn(t: dict) -> dict: return t.get("function", t)
 
+# %% ../nbs/12_toolcalls.ipynb #aa8c5574
 def render_tool(t: dict) -> str:
     "One line per tool: name, description and its parameters."
     f = _fn(t); props = f.get("parameters", {}).get("properties", {}); req = set(f.get("parameters", {}).get("required", []))
@@ -29,6 +30,7 @@ def render_tool(t: dict) -> str:
                      for k, v in props.items())
     return f"- {f['name']}: {f.get('description', '').strip()}" + (f" Arguments: {args}." if args else " No arguments.")
 
+# %% ../nbs/12_toolcalls.ipynb #c75aebd7
 def tools_prompt(tools: list[dict]) -> str:
     "The text block that tells a model which functions it may call and how."
     return "You can call these functions:\n" + "\n".join(map(render_tool, tools)) + "\n" + CALL_FORMAT
@@ -50,6 +52,7 @@ def json_depth(s: str) -> int:
         elif ch in "}]" and depth: depth -= 1
     return deepest
 
+# %% ../nbs/12_toolcalls.ipynb #e5518092
 def loads_bounded(s: str) -> Any:
     "`s` parsed as JSON (repaired if broken), or None when it is too long, too deep or unparseable; never raises."
     if not isinstance(s, str) or len(s) > MAX_CALL_CHARS or json_depth(s) > MAX_JSON_DEPTH: return None
@@ -67,16 +70,19 @@ def _load_args(a: Any) -> dict:
         a = loads_bounded(a)
     return a if isinstance(a, dict) else {}
 
+# %% ../nbs/12_toolcalls.ipynb #2c8fac5f
 def content_text(content: Any) -> str:
     "Message content as text (OpenAI also allows a list of parts: the text parts are joined)."
     if isinstance(content, list):
         return "\n".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
     return "" if content is None else str(content)
 
+# %% ../nbs/12_toolcalls.ipynb #e9603bf0
 def call_text(name: str, arguments: dict) -> str:
     "How a call is written in the text channel (and in fine-tuning data)."
     return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
 
+# %% ../nbs/12_toolcalls.ipynb #8cd848f4
 def flatten_tool_messages(messages: list[dict]) -> list[dict]:
     "Rewrite OpenAI `tool_calls` / `role: tool` messages as plain text turns any chat template accepts."
     out = []
@@ -91,6 +97,7 @@ def flatten_tool_messages(messages: list[dict]) -> list[dict]:
             out.append({"role": m["role"], "content": content_text(m.get("content"))})
     return out
 
+# %% ../nbs/12_toolcalls.ipynb #806a2472
 def with_tools(messages: list[dict], tools: list[dict] | None) -> list[dict]:
     "Messages for a model without native tool calling: tools in the system prompt, tool turns flattened."
     msgs = flatten_tool_messages(messages)
@@ -123,6 +130,7 @@ def _balanced_spans(text: str) -> list[str]:
     if depth and start is not None: spans.append(text[start:])  # truncated object: let json_repair try
     return spans
 
+# %% ../nbs/12_toolcalls.ipynb #657e1c09
 def _as_call(obj: Any) -> tuple[str, dict] | None:
     "A (name, arguments) pair if `obj` looks like a function call."
     if isinstance(obj, list) and obj: obj = obj[0]
@@ -139,6 +147,7 @@ def tool_names(tools: list[dict] | None) -> list[str]:
     "The function names of OpenAI-style `tools` (none for `None`)."
     return [_fn(t)["name"] for t in tools or []]
 
+# %% ../nbs/12_toolcalls.ipynb #712d7f61
 def parse_tool_call(text: str, tools: list[dict] | None = None, strict: bool = True) -> tuple[ToolCall | None, str | None]:
     "Find a function call in `text`: (ToolCall, None), (None, None) for plain text, or (None, error); never raises."
     text = encodable(text if isinstance(text, str) else "")

@@ -99,6 +99,7 @@ def _read_json(p: Path) -> dict:
     try: return json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
     except ValueError: return {}
 
+# %% ../nbs/63_trajectory.ipynb #faae7178
 def load_run(path: str | Path) -> Run:
     "Read the run at `path` (a run folder or its results file)."
     res = results_path(path)
@@ -111,13 +112,16 @@ def load_run(path: str | Path) -> Run:
 def _clip(s: str, n: int | None) -> str:
     return s if n is None or len(s) <= n else s[:n] + f"... ({len(s) - n} more characters; --full shows all)"
 
+# %% ../nbs/63_trajectory.ipynb #c09a492c
 def _indent(s: str, pad: str = "      ") -> str: return "\n".join(pad + l for l in s.splitlines()) or pad
 
+# %% ../nbs/63_trajectory.ipynb #64352e43
 def _fit_line(fit: dict | None) -> str:
     if not fit: return ""
     return (f"{fit.get('given')} of {fit.get('selected')} selected memory records fitted"
             + (f" (prompt {fit['prompt_tokens']} tokens)" if fit.get("prompt_tokens") else ""))
 
+# %% ../nbs/63_trajectory.ipynb #9448ce66
 def text(t: Trajectory, clip: int | None = 600) -> str:
     "The trajectory as plain text for a terminal."
     out = [f"run {t.run}  task {t.task_id}  ({t.type}, {t.track}-turn)  status {t.status}" + (f"  ended: {t.end}" if t.end else ""),
@@ -148,10 +152,15 @@ def _benchmark_instruction(cfg: dict, task_id: str) -> str | None:
 
 # %% ../nbs/63_trajectory.ipynb #309eca05
 def _e(x) -> str: return html.escape(str(x))
+
+# %% ../nbs/63_trajectory.ipynb #4f7324c8
 def _pre(x: str) -> str: return f"<pre>{_e(x)}</pre>"
+
+# %% ../nbs/63_trajectory.ipynb #e76f5f59
 def _details(summary: str, body: str, open_: bool = False) -> str:
     return f"<details{' open' if open_ else ''}><summary>{_e(summary)}</summary>{_pre(body)}</details>"
 
+# %% ../nbs/63_trajectory.ipynb #a12a3395
 def task_html(t: Trajectory, run_href: str = "") -> str:
     "A task's page body (HTML fragment): instruction, memory, steps, user simulator turns, scores."
     head = (f"<p>Run <a href='{_e(run_href)}'>{_e(t.run)}</a> · {_e(t.type)} · {_e(t.track)}-turn · status {_e(t.status)}"
@@ -192,6 +201,7 @@ def run_html(r: Run, task_href: Callable[[str], str]) -> str:
             f"<th>steps</th><th>ended</th></tr></thead><tbody>{tasks}</tbody></table>"
             f"<h2>Configuration</h2><table><tbody>{cfg}</tbody></table>")
 
+# %% ../nbs/63_trajectory.ipynb #df27771a
 def _fmt(v) -> str: return f"{v:.3f}" if isinstance(v, float) else _e("" if v is None else v)
 
 # %% ../nbs/63_trajectory.ipynb #d67f2cdd

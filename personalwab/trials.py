@@ -49,6 +49,7 @@ def pass_hat(F: pd.DataFrame) -> dict[int, float]:
     c = (F.to_numpy() == 1).sum(axis=1)
     return {j: float(np.mean([math.comb(int(ci), j) / math.comb(k, j) for ci in c])) if len(c) else float("nan") for j in range(1, k + 1)}
 
+# %% ../nbs/33_trials.ipynb #1e376774
 def noise_floor(X: pd.DataFrame, n_boot: int = 1000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float] | None:
     "Bootstrap interval (resampling tasks) of the mean difference between two trials of the same method, pooled over trial pairs."
     k = X.shape[1]
@@ -88,6 +89,7 @@ def consistency(path_or_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> d
         out["note"] = "a gap between methods inside the noise floor interval is not evidence of a difference"
     return out
 
+# %% ../nbs/33_trials.ipynb #1e89c947
 def consistency_table(*paths: str | Path, n_boot: int = 1000) -> pd.DataFrame:
     "One row per run: trials, pass^1 and pass^k, result accuracy per trial range, noise floor of result accuracy."
     rows = []

@@ -29,22 +29,27 @@ def _values(p: Product) -> dict[str, str]:
             "Rating Number": str(p.rating_number), "Price": str(p.price), "Store": str(p.store),
             "Features": str(p.features), "Description": str(p.description), "Details": json.dumps(p.details)}
 
+# %% ../nbs/22_web_tools.ipynb #e4808d4f
 def _lines(p: Product, fields: tuple[str, ...]) -> str:
     v = _values(p)
     return "\n".join(f"- {f}: {v[f]}" for f in fields)
 
+# %% ../nbs/22_web_tools.ipynb #2069a869
 def render_product(p: Product, i: int | None = None) -> str:
     "The product template; with `i`, a recommendation result as the original listed it (`\\nProduct {i}:\\n...\\n`)."
     return _lines(p, PRODUCT_FIELDS) if i is None else f"\nProduct {i}:\n{_lines(p, PRODUCT_FIELDS)}\n"
 
+# %% ../nbs/22_web_tools.ipynb #87600ccb
 def product_document(p: Product) -> str:
     "The search index text of `p`: the product block of the original's memory prompt."
     return "Product:\n" + _lines(p, DOCUMENT_FIELDS)
 
+# %% ../nbs/22_web_tools.ipynb #edc45275
 def search_result(document: str, i: int) -> str:
     "Search hit number `i` (from 0) as the original listed it: `Product {i}: \\n` + the indexed text + `\\n`."
     return f"Product {i}: \n{document}\n"
 
+# %% ../nbs/22_web_tools.ipynb #efeee131
 def render_details(p: Product) -> str:
     "The `Product Details:` block returned by `get_product_details_by_asin`."
     return f"Product Details:\n{_lines(p, PRODUCT_FIELDS)}"
@@ -54,6 +59,7 @@ def _tool(name: str, description: str, props: dict) -> dict:
     return {"type": "function", "function": {"name": name, "description": description,
             "parameters": {"type": "object", "properties": props, "required": list(props)}}}
 
+# %% ../nbs/22_web_tools.ipynb #288dbc01
 TOOL_SCHEMAS: list[dict] = [
     _tool("search_product_by_query",
           "Search for products by a query string. The information of the top 10 products will be returned.",
@@ -91,6 +97,7 @@ def _type_ok(value: Any, spec: dict) -> bool:
     if t == "array" and "items" in spec: return all(_type_ok(v, spec["items"]) for v in value)
     return True
 
+# %% ../nbs/22_web_tools.ipynb #f830f329
 def check_arguments(name: str, arguments: Any) -> str | None:
     "`None` if `arguments` fit function `name` (names always; types except `LENIENT_ARGUMENTS`), else the error message."
     if name not in SCHEMA_BY_NAME: return f"unknown function {name!r}; available: {', '.join(FUNCTION_NAMES)}"
@@ -110,10 +117,12 @@ class SearcherLike(Protocol):
     "What the web functions need from a search engine: `search(query, k)` returns parent ASINs, best first."
     def search(self, query: str, k: int = 10) -> list[str]: ...
 
+# %% ../nbs/22_web_tools.ipynb #9a7ff8e9
 class RecommenderLike(Protocol):
     "What the web functions need from a recommender: `recommend(asins, k)` returns parent ASINs, best first."
     def recommend(self, asins: list[str], k: int = 10) -> list[str]: ...
 
+# %% ../nbs/22_web_tools.ipynb #bfb2d3b6
 @dataclass
 class FunctionResult:
     "What a function call returned: the observation text and, for scoring, what it produced."
@@ -123,6 +132,7 @@ class FunctionResult:
     texts: list[str] = field(default_factory=list)   # the product texts as returned, one per item
     review: str | None = None                         # the review text (add_product_review)
 
+# %% ../nbs/22_web_tools.ipynb #f5187d4f
 def error(msg: str) -> FunctionResult:
     "A failed call: `Error: <msg>` and `ok=False`."
     return FunctionResult(observation=f"Error: {msg}", ok=False)
@@ -171,6 +181,7 @@ def sequence_ids(product_sequence: Any) -> list[str]:
         if isinstance(a, str): out.append(a)
     return out
 
+# %% ../nbs/22_web_tools.ipynb #a6fb3682
 @patch
 def get_recommendations_by_history(self: WebFunctions, product_sequence: Any) -> FunctionResult:
     "Recommend products after the user's `product_sequence` (parent ASINs, oldest first); non-strings and unknown ids are dropped, as in the original."
@@ -189,6 +200,7 @@ def review_input(review: Any) -> str | tuple[str, str] | None:
     if isinstance(review, list) and len(review) == 2 and all(isinstance(x, str) for x in review): return (review[0], review[1])
     return None
 
+# %% ../nbs/22_web_tools.ipynb #7c8eebe5
 @patch
 def add_product_review(self: WebFunctions, review: Any) -> FunctionResult:
     "Post `review` for the task's product (terminal call of review tasks); read and scored as the original did (`review_input`)."
@@ -196,14 +208,15 @@ def add_product_review(self: WebFunctions, review: Any) -> FunctionResult:
     if r is None: return error(f"add_product_review argument 'review' must be a string, got {type(review).__name__}: {review!r:.80}")
     return FunctionResult(observation=str({"review": r if isinstance(r, str) else list(r)}), review=r)
 
+# %% ../nbs/22_web_tools.ipynb #0c78809a
 @patch
 def get_product_details_by_asin(self: WebFunctions, product_asin: str) -> FunctionResult:
     "The full details of the product `product_asin` (not a terminal call)."
     p = self.b.products.get(product_asin.strip())
     return FunctionResult(observation=render_details(p) if p else "Product not found.")
 
+# %% ../nbs/22_web_tools.ipynb #d98b148b
 @patch
 def stop(self: WebFunctions) -> FunctionResult:
     "End the episode (the observation is the stop signal)."
     return FunctionResult(observation=STOP_SIGNAL)
-
