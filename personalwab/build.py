@@ -17,10 +17,10 @@ from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['GENDER_CUES', 'AGE_CUES', 'OCCUPATION_CUES', 'ASPECT_WORDS', 'AREA', 'ATTR_KEYS', 'GENERIC_LEAVES', 'PLURAL_NOUNS',
-           'ATTR_PHRASE', 'SKIP_VALUES', 'SEARCH_T', 'REC_T', 'REC_AFTER_T', 'REVIEW_T', 'SENT', 'PROFILE_PROMPT',
-           'INSTRUCTION_PROMPTS', 'REQUEST_CUE', 'load_raw', 'split_sizes', 'user_sequences', 'sample_users',
-           'UserContext', 'Generator', 'rank_levels', 'population_levels', 'TemplateGenerator', 'LLMGenerator',
-           'parse_profile', 'parse_instruction', 'make_generator', 'build_benchmark', 'build_to_dir']
+           'ATTR_PHRASE', 'SKIP_VALUES', 'SEARCH_T', 'REC_T', 'REC_AFTER_T', 'REVIEW_T', 'SENT', 'REQUEST_CUE',
+           'PROFILE_PROMPT', 'INSTRUCTION_PROMPTS', 'load_raw', 'split_sizes', 'user_sequences', 'sample_users',
+           'UserContext', 'Generator', 'rank_levels', 'population_levels', 'TemplateGenerator', 'parse_profile',
+           'parse_instruction', 'LLMGenerator', 'make_generator', 'build_benchmark', 'build_to_dir']
 
 # %% ../nbs/04_build.ipynb #0ba14ca0
 def _open(p: Path):
@@ -343,6 +343,47 @@ class TemplateGenerator:
             return rng.choice(REVIEW_T).format(type=t, sent=rng.choice(SENT[int(round(float(r["rating"])))]), style=style).strip()
         raise ValueError(f"unknown task type {kind!r}; expected one of {TASK_TYPES}")
 
+# %% ../nbs/04_build.ipynb #7315146a
+def parse_profile(text: str | None) -> dict | None:
+    "The 11-field profile in an LLM answer, or None when it does not parse or misses fields."
+    if not text: return None
+    m = re.search(r"\{.*\}", text, flags=re.S)
+    if not m: return None
+    try:
+        import json_repair
+        obj = json_repair.loads(m.group())
+    except Exception: return None
+    if not isinstance(obj, dict): return None
+    out = {}
+    for k in PROFILE_FIELDS:
+        v = obj.get(k)
+        if isinstance(v, list): v = ", ".join(map(str, v))
+        if not isinstance(v, (str, int, float)) or not str(v).strip(): return None
+        out[k] = str(v).strip()
+    return out
+
+REQUEST_CUE = r"\b(?:i|i'm|i'd|me|my|can you|could you|please|help|looking|need|want|recommend|suggest|find|write|review)\b"
+
+def _ngrams(ws: list[str], n: int) -> list[tuple]: return [tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)]
+
+def parse_instruction(text: str | None, product: dict, kind: str = "search") -> str | None:
+    "A clean one-paragraph instruction from an LLM answer, or None when unusable (see the rules above)."
+    if not text: return None
+    para = next((x.strip() for x in re.split(r"\n\s*\n", text.strip()) if x.strip()), "")
+    para = re.sub(r"^(?:request|instruction)\s*:\s*", "", para, flags=re.I).strip().strip('"“”').strip()
+    para = " ".join(para.split())
+    ws = re.findall(r"[\w'-]+", para.lower())
+    if not 4 <= len(ws) <= 60: return None
+    if re.search(r"\[[^\]]*\]|\bdear\b|\bas an ai\b|\bi'm sorry\b", para, re.I): return None      # placeholders, letters, refusals
+    if len(set(_ngrams(ws, 4))) < len(_ngrams(ws, 4)): return None                                      # degenerate repetition
+    if not re.search(REQUEST_CUE, para, re.I): return None
+    title = re.findall(r"[\w'-]+", str(product.get("title", "")).lower())
+    n = min(4, len(title)) or 4
+    if product["parent_asin"].lower() in para.lower() or set(_ngrams(ws, n)) & set(_ngrams(title, n)): return None   # leaks the title
+    if kind == "recommend" and product.get("store") and str(product["store"]).lower() in para.lower(): return None
+    if kind == "review" and "review" not in para.lower(): return None
+    return para
+
 # %% ../nbs/04_build.ipynb #d0662021
 PROFILE_PROMPT = """You are analysing an online shopper. Based on the user's purchase and review history below, infer the user's profile.
 Return ONLY a JSON object with exactly these keys: {keys}.
@@ -422,47 +463,6 @@ class LLMGenerator:
             return self.fallback.instruction(kind, ctx, target, rng)
         self.stats[f"llm_{kind}"] += 1
         return text
-
-# %% ../nbs/04_build.ipynb #7315146a
-def parse_profile(text: str | None) -> dict | None:
-    "The 11-field profile in an LLM answer, or None when it does not parse or misses fields."
-    if not text: return None
-    m = re.search(r"\{.*\}", text, flags=re.S)
-    if not m: return None
-    try:
-        import json_repair
-        obj = json_repair.loads(m.group())
-    except Exception: return None
-    if not isinstance(obj, dict): return None
-    out = {}
-    for k in PROFILE_FIELDS:
-        v = obj.get(k)
-        if isinstance(v, list): v = ", ".join(map(str, v))
-        if not isinstance(v, (str, int, float)) or not str(v).strip(): return None
-        out[k] = str(v).strip()
-    return out
-
-REQUEST_CUE = r"\b(?:i|i'm|i'd|me|my|can you|could you|please|help|looking|need|want|recommend|suggest|find|write|review)\b"
-
-def _ngrams(ws: list[str], n: int) -> list[tuple]: return [tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)]
-
-def parse_instruction(text: str | None, product: dict, kind: str = "search") -> str | None:
-    "A clean one-paragraph instruction from an LLM answer, or None when unusable (see the rules above)."
-    if not text: return None
-    para = next((x.strip() for x in re.split(r"\n\s*\n", text.strip()) if x.strip()), "")
-    para = re.sub(r"^(?:request|instruction)\s*:\s*", "", para, flags=re.I).strip().strip('"“”').strip()
-    para = " ".join(para.split())
-    ws = re.findall(r"[\w'-]+", para.lower())
-    if not 4 <= len(ws) <= 60: return None
-    if re.search(r"\[[^\]]*\]|\bdear\b|\bas an ai\b|\bi'm sorry\b", para, re.I): return None      # placeholders, letters, refusals
-    if len(set(_ngrams(ws, 4))) < len(_ngrams(ws, 4)): return None                                      # degenerate repetition
-    if not re.search(REQUEST_CUE, para, re.I): return None
-    title = re.findall(r"[\w'-]+", str(product.get("title", "")).lower())
-    n = min(4, len(title)) or 4
-    if product["parent_asin"].lower() in para.lower() or set(_ngrams(ws, n)) & set(_ngrams(title, n)): return None   # leaks the title
-    if kind == "recommend" and product.get("store") and str(product["store"]).lower() in para.lower(): return None
-    if kind == "review" and "review" not in para.lower(): return None
-    return para
 
 # %% ../nbs/04_build.ipynb #08445e16
 def _product_record(p: dict, file: str = "metadata") -> Product:

@@ -24,9 +24,10 @@ def default_benchmark(progress: bool = True, **kw) -> Benchmark:
     return _build.build_benchmark(raw, generator="template", seed=cfg.seed, name="default", progress=progress)
 
 def cache_key(**kw) -> str:
-    "Hash of the generator and pipeline source plus the configuration: a new key rebuilds the cache."
+    "Hash of the generator and pipeline source, the generator's catalog file and the configuration: a new key rebuilds the cache."
     h = hashlib.sha256(json.dumps(DEFAULT | kw, sort_keys=True).encode())
     for m in (_generate, _build): h.update(inspect.getsource(m).encode())
+    h.update(_generate.CATALOG_PATH.read_bytes())   # the vocabulary is data, not source: hash it too
     return h.hexdigest()[:12]
 
 # %% ../nbs/05_data.ipynb #22c3ad06

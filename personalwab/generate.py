@@ -7,17 +7,17 @@ from __future__ import annotations
 import bisect, gzip, hashlib, json, math, os, random, string, time
 from dataclasses import dataclass, field, asdict
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
 __all__ = ['GENDER_AGE', 'OCCUPATION', 'PRICE_SENSITIVITY', 'DIVERSITY', 'COMPLEXITY', 'BEHAVIOURS_PER_USER', 'RELEASE_SCALE',
-           'COLORS', 'ELECTRONICS', 'HOME', 'GROCERY', 'CLOTHING', 'HEALTH', 'CATEGORIES', 'TIERS', 'TYPES',
-           'TIER_WORDS', 'TIER_DESC', 'MONTHS', 'TONES', 'TONE_WEIGHTS', 'TIER_PREF', 'DIVERSITY_ALPHA',
-           'REVIEW_SENTENCES', 'PERSONA_CUES', 'OPENERS', 'ASPECT_POS', 'ASPECT_NEG', 'ATTR_SENT', 'BRAND_SENT',
-           'BRAND_NEG', 'PRICE_SENT', 'CLOSERS', 'TITLES', 'CATEGORY_FILE', 'PType', 'Category', 'GenConfig', 'Rng',
-           'make_catalog', 'make_user', 'review_text', 'simulate_user', 'RawData', 'generate_raw', 'write_raw',
-           'file_digest']
+           'TIERS', 'CATALOG_PATH', 'CATEGORIES', 'TYPES', 'TIER_WORDS', 'TIER_DESC', 'MONTHS', 'TONES', 'TONE_WEIGHTS',
+           'TIER_PREF', 'DIVERSITY_ALPHA', 'REVIEW_SENTENCES', 'PERSONA_CUES', 'OPENERS', 'ASPECT_POS', 'ASPECT_NEG',
+           'ATTR_SENT', 'BRAND_SENT', 'BRAND_NEG', 'PRICE_SENT', 'CLOSERS', 'TITLES', 'CATEGORY_FILE', 'PType',
+           'Category', 'load_catalog', 'GenConfig', 'Rng', 'make_catalog', 'make_user', 'review_text', 'simulate_user',
+           'RawData', 'generate_raw', 'write_raw', 'file_digest']
 
 # %% ../nbs/03_generate.ipynb #191da56a
 GENDER_AGE = {("Female", "25-34"): 416, ("Female", "35-44"): 368, ("Male", "35-44"): 98, ("Male", "25-34"): 58,
@@ -59,237 +59,79 @@ class Category:
     types: list[PType]
     aspects: list[str]
 
-# %% ../nbs/03_generate.ipynb #d2b790be
-def _t(key, noun, words, path, price, attrs, feats, acc=(), aspects=(), use=()):
-    return PType(key, noun, list(words), list(path), price, dict(attrs), list(feats), list(acc), list(aspects), list(use))
-
-COLORS = ["Black", "White", "Silver", "Navy Blue", "Gray", "Red", "Rose Gold", "Green", "Beige", "Blue"]
-
-ELECTRONICS = Category("Electronics", "All Electronics", "my tech setup", [
-    ("Soundora", "premium", .85), ("Voltaro", "mid", .7), ("Zentrix", "budget", .45), ("Auralis", "premium", .9),
-    ("Kynetic", "mid", .65), ("Braxton Tech", "budget", .5), ("Lumetra", "mid", .75), ("Orbyx", "premium", .8),
-    ("Nexalink", "budget", .4), ("Tritone", "mid", .6), ("Veyra", "premium", .88), ("Quikcharge", "budget", .55),
-    ("Sonique", "mid", .66), ("Pixelcraft", "budget", .5), ("Ampwave", "mid", .62), ("Helixon", "premium", .83), ("Wirely", "budget", .42),
-    ("Novatek Audio", "mid", .7), ("Cobalt Labs", "premium", .78), ("Jolt & Co", "budget", .52)], [
-    _t("headphones", "Wireless Over-Ear Headphones", ["over-ear headphones", "wireless headphones", "bluetooth headphones"],
-       ["Headphones, Earbuds & Accessories", "Headphones", "Over-Ear Headphones"], (19, 349),
-       {"Color": COLORS[:7], "Feature": ["Active Noise Cancelling", "Hi-Res Audio", "Deep Bass", "Foldable"], "Playtime": ["30H Playtime", "40H Playtime", "60H Playtime"]},
-       ["Bluetooth 5.3 with multipoint connection", "Memory-foam ear cushions for all-day comfort", "Built-in microphone for clear calls",
-        "Fast charging: 10 minutes for 5 hours of playback", "Transparency mode to hear your surroundings"],
-       ["headphone_case", "usb_cable"], ["sound", "bass", "battery life", "comfort", "noise cancelling"], ["on my commute", "at the gym", "while working from home"]),
-    _t("earbuds", "True Wireless Earbuds", ["wireless earbuds", "earbuds", "in-ear headphones"],
-       ["Headphones, Earbuds & Accessories", "Earbuds"], (15, 249),
-       {"Color": COLORS[:5], "Feature": ["Noise Cancelling", "Sweatproof IPX7", "Touch Control", "Low Latency"], "Playtime": ["24H Playtime", "36H Playtime", "50H Playtime"]},
-       ["Secure ear-hook fit for running", "Wireless charging case", "Crystal-clear calls with 4 mics", "Auto pairing on opening the case"],
-       ["usb_cable", "power_bank"], ["sound", "fit", "battery life", "connection"], ["when running", "at the gym", "on calls"]),
-    _t("speaker", "Portable Bluetooth Speaker", ["bluetooth speaker", "portable speaker", "outdoor speaker"],
-       ["Portable Audio & Video", "Portable Speakers"], (18, 299),
-       {"Color": COLORS[:6], "Feature": ["Waterproof IPX7", "360 Sound", "Party Lights", "Stereo Pairing"], "Power": ["10W", "20W", "40W"]},
-       ["Rich bass with dual passive radiators", "Floats in water, dustproof", "Up to 24 hours of playtime", "Pair two speakers for stereo"],
-       ["usb_cable", "power_bank"], ["sound", "volume", "battery life", "waterproofing"], ["at the beach", "in the shower", "at backyard parties"]),
-    _t("power_bank", "Portable Charger Power Bank", ["power bank", "portable charger", "battery pack"],
-       ["Computers & Accessories", "Chargers & Adapters", "Power Banks"], (12, 129),
-       {"Capacity": ["10000mAh", "20000mAh", "26800mAh"], "Feature": ["USB-C PD Fast Charging", "Slim", "LED Display"], "Color": COLORS[:4]},
-       ["Charges a phone up to 5 times", "Charge three devices at once", "Airline-safe capacity", "Smart temperature protection"],
-       ["usb_cable"], ["charging speed", "capacity", "size", "build quality"], ["when traveling", "on camping trips", "during power outages"]),
-    _t("usb_cable", "USB C Cable", ["usb-c cable", "charging cable", "charger cord"],
-       ["Computers & Accessories", "Cables", "USB Cables"], (6, 29),
-       {"Length": ["3ft", "6ft", "10ft"], "Pack": ["2-Pack", "3-Pack", "Single"], "Material": ["Braided Nylon", "Silicone", "PVC"]},
-       ["60W fast charging and 480Mbps data transfer", "Tested for 25,000+ bends", "Compatible with phones, tablets and laptops"],
-       [], ["durability", "length", "charging speed"], ["next to my bed", "in the car", "at my desk"]),
-    _t("headphone_case", "Hard Carrying Case for Headphones", ["headphone case", "carrying case"],
-       ["Headphones, Earbuds & Accessories", "Headphone Cases"], (9, 39), {"Color": COLORS[:5], "Size": ["Large", "Medium"]},
-       ["Shockproof EVA hard shell", "Mesh pocket for cables", "Fits most over-ear headphones"], [], ["fit", "protection", "size"], ["when traveling"]),
-    _t("smartwatch", "Smart Watch Fitness Tracker", ["smart watch", "fitness tracker", "smartwatch"],
-       ["Wearable Technology", "Smartwatches"], (29, 399),
-       {"Color": COLORS[:6], "Screen": ["1.4 inch AMOLED", "1.7 inch HD", "1.9 inch Touch"], "Feature": ["Heart Rate Monitor", "GPS", "Sleep Tracking", "Blood Oxygen"]},
-       ["Tracks 100+ sports modes", "Up to 14 days battery", "5ATM water resistance", "Call and message notifications"],
-       ["watch_band", "usb_cable"], ["accuracy", "battery life", "display", "app"], ["for workouts", "for tracking my sleep", "every day"]),
-    _t("watch_band", "Replacement Watch Band", ["watch band", "replacement strap", "watch strap"],
-       ["Wearable Technology", "Accessories", "Watch Bands"], (7, 45), {"Color": COLORS, "Size": ["38mm/40mm/41mm", "42mm/44mm/45mm"], "Material": ["Silicone", "Nylon Sport Loop", "Stainless Steel"]},
-       ["Quick-release pins, no tools needed", "Soft and breathable", "Sweat-resistant for workouts"], [], ["fit", "comfort", "color"], ["at the gym", "every day"]),
-    _t("mouse", "Wireless Mouse", ["wireless mouse", "computer mouse", "ergonomic mouse"],
-       ["Computers & Accessories", "Keyboards, Mice & Accessories", "Mice"], (9, 119),
-       {"Color": COLORS[:4], "Feature": ["Ergonomic", "Silent Click", "Rechargeable", "Bluetooth + 2.4G"], "DPI": ["1600 DPI", "4000 DPI", "8000 DPI"]},
-       ["Comfortable contoured shape", "Works on most surfaces", "Plug-and-play USB receiver", "Up to 18 months battery"],
-       ["mouse_pad", "keyboard"], ["comfort", "precision", "battery life", "clicks"], ["for work", "for gaming", "with my laptop"]),
-    _t("keyboard", "Mechanical Keyboard", ["mechanical keyboard", "keyboard", "wireless keyboard"],
-       ["Computers & Accessories", "Keyboards, Mice & Accessories", "Keyboards"], (25, 199),
-       {"Switch": ["Red Switches", "Brown Switches", "Blue Switches"], "Layout": ["Full Size", "TKL 87 Keys", "75% Compact"], "Feature": ["RGB Backlit", "Hot-Swappable", "Wireless"]},
-       ["Anti-ghosting on all keys", "Detachable USB-C cable", "Double-shot PBT keycaps", "Multi-device Bluetooth"],
-       ["mouse_pad", "mouse"], ["typing feel", "noise", "build quality", "backlight"], ["for work", "for gaming", "at my desk"]),
-    _t("mouse_pad", "Gaming Mouse Pad", ["mouse pad", "desk mat"],
-       ["Computers & Accessories", "Keyboards, Mice & Accessories", "Mouse Pads"], (7, 35), {"Size": ["31.5x11.8in XL", "35x15.7in XXL", "10x8in"], "Color": COLORS[:4]},
-       ["Stitched edges that do not fray", "Non-slip rubber base", "Water-resistant surface"], [], ["size", "surface", "edges"], ["at my desk"]),
-    _t("webcam", "HD Webcam", ["webcam", "web camera", "camera for video calls"],
-       ["Computers & Accessories", "Computer Accessories", "Webcams"], (19, 169),
-       {"Resolution": ["1080P", "2K", "4K"], "Feature": ["Auto Focus", "Ring Light", "Privacy Cover", "Dual Microphones"]},
-       ["Wide 90-degree field of view", "Plug and play, no drivers", "Low-light correction"], ["usb_cable"], ["picture quality", "microphone", "setup"], ["for zoom calls", "for streaming", "for work meetings"]),
-    _t("tablet_case", "Tablet Case with Stand", ["tablet case", "ipad case", "tablet cover"],
-       ["Computers & Accessories", "Tablet Accessories", "Tablet Cases"], (10, 59), {"Fit": ["for iPad 10th Gen", "for iPad Air 5", "for Galaxy Tab S9"], "Color": COLORS[:6], "Feature": ["Pencil Holder", "Auto Sleep/Wake", "Shockproof"]},
-       ["Multi-angle viewing stand", "Raised edges protect the screen", "Precise cutouts for all ports"], ["screen_protector", "stylus"], ["fit", "protection", "stand"], ["for my kids", "when reading"]),
-    _t("screen_protector", "Tempered Glass Screen Protector", ["screen protector", "glass protector"],
-       ["Cell Phones & Accessories", "Accessories", "Screen Protectors"], (6, 25), {"Fit": ["for iPhone 15", "for iPad 10th Gen", "for Galaxy S24"], "Pack": ["2-Pack", "3-Pack"], "Feature": ["Easy Install Frame", "Anti-Glare", "Privacy"]},
-       ["9H hardness tempered glass", "Bubble-free installation", "Case friendly"], [], ["installation", "clarity", "fit"], []),
-    _t("stylus", "Stylus Pen for Tablet", ["stylus", "stylus pen", "tablet pen"],
-       ["Computers & Accessories", "Tablet Accessories", "Styluses"], (12, 89), {"Color": COLORS[:3], "Feature": ["Palm Rejection", "Tilt Sensitivity", "Magnetic"]},
-       ["Fine 1.0mm tip", "Charges in 30 minutes", "No pairing needed"], [], ["precision", "latency", "battery"], ["for taking notes", "for drawing"]),
-], ["quality", "value", "setup", "durability"])
-
-HOME = Category("Home and Kitchen", "Amazon Home", "my kitchen", [
-    ("Kitchora", "mid", .75), ("Hearthwell", "premium", .88), ("CasaNova Home", "budget", .5), ("Ironleaf", "premium", .85),
-    ("Brightnest", "mid", .7), ("Simplyhome", "budget", .45), ("Copperbay", "premium", .8), ("Mayfield & Co", "mid", .68),
-    ("Dwellio", "budget", .55), ("Oakhaven", "mid", .72), ("Lunaris Living", "premium", .82), ("Homeva", "budget", .5),
-    ("Sage & Stone", "premium", .84), ("Nestwell", "mid", .66), ("Kitchenry", "budget", .47), ("Birchwood Home", "mid", .7), ("Pantryline", "budget", .52),
-    ("Alder & Oak", "premium", .8), ("Cozyhaus", "mid", .64), ("Tidyway", "budget", .5)], [
-    _t("skillet", "Cast Iron Skillet", ["cast iron skillet", "frying pan", "skillet"], ["Kitchen & Dining", "Cookware", "Skillets"], (14, 189),
-       {"Size": ["8 Inch", "10.25 Inch", "12 Inch"], "Feature": ["Pre-Seasoned", "Enameled", "with Lid"]},
-       ["Even heat retention for searing", "Oven safe to 500F", "Works on induction and campfire", "Gets better with every use"],
-       ["skillet_handle", "spatula"], ["heat distribution", "weight", "seasoning", "cleanup"], ["for searing steaks", "for cornbread", "every morning"]),
-    _t("skillet_handle", "Silicone Hot Handle Holder", ["handle cover", "pot holder", "hot handle sleeve"], ["Kitchen & Dining", "Kitchen Utensils & Gadgets", "Pot Holders"], (5, 19),
-       {"Color": ["Red", "Black", "Gray", "Green"], "Pack": ["2-Pack", "4-Pack"]}, ["Heat resistant to 450F", "Dishwasher safe", "Fits most cast iron pans"], [], ["fit", "heat protection"], []),
-    _t("spatula", "Silicone Spatula Set", ["spatula set", "kitchen utensils", "cooking utensils"], ["Kitchen & Dining", "Kitchen Utensils & Gadgets", "Spatulas"], (8, 39),
-       {"Pack": ["3 Piece", "5 Piece", "10 Piece"], "Color": ["Black", "Gray", "Red", "Teal"], "Material": ["Silicone", "Stainless Steel Core"]},
-       ["BPA free food-grade silicone", "Heat resistant to 600F", "Seamless one-piece design"], [], ["sturdiness", "heat resistance", "cleanup"], ["for baking", "for scrambled eggs"]),
-    _t("coffee_maker", "Drip Coffee Maker", ["coffee maker", "coffee machine", "drip coffee brewer"], ["Kitchen & Dining", "Coffee, Tea & Espresso", "Coffee Machines"], (25, 249),
-       {"Capacity": ["5-Cup", "10-Cup", "12-Cup"], "Feature": ["Programmable", "Thermal Carafe", "Pause and Serve", "Built-in Grinder"], "Color": ["Black", "Stainless Steel", "White"]},
-       ["Brews a full pot in under 10 minutes", "24-hour programmable timer", "Reusable mesh filter", "Keep-warm plate shuts off after 2 hours"],
-       ["coffee_filter", "coffee_beans", "mug"], ["taste", "brew speed", "ease of use", "cleaning"], ["every morning", "for the office", "when guests visit"]),
-    _t("coffee_filter", "Basket Coffee Filters", ["coffee filters", "paper filters"], ["Kitchen & Dining", "Coffee, Tea & Espresso", "Coffee Filters"], (4, 18),
-       {"Pack": ["200 Count", "500 Count", "1000 Count"], "Feature": ["Unbleached", "White", "Compostable"]}, ["Fits 8-12 cup basket coffee makers", "No paper taste", "Strong and tear resistant"], [], ["fit", "taste"], []),
-    _t("mug", "Ceramic Coffee Mug Set", ["coffee mugs", "mug set", "ceramic mugs"], ["Kitchen & Dining", "Dining & Entertaining", "Coffee Mugs"], (10, 59),
-       {"Size": ["12 oz", "16 oz", "20 oz"], "Pack": ["Set of 2", "Set of 4", "Set of 6"], "Color": ["White", "Speckled Gray", "Navy Blue", "Sage Green"]},
-       ["Microwave and dishwasher safe", "Large comfortable handle", "Lead-free glaze"], [], ["size", "look", "durability"], ["for my morning coffee", "for tea"]),
-    _t("knife_set", "Kitchen Knife Set with Block", ["knife set", "kitchen knives", "chef knife set"], ["Kitchen & Dining", "Cutlery & Knife Accessories", "Knife Block Sets"], (25, 299),
-       {"Pack": ["6 Piece", "14 Piece", "15 Piece"], "Material": ["German Stainless Steel", "Japanese Damascus Steel", "High Carbon Steel"], "Color": ["Black", "Natural Wood", "Silver"]},
-       ["Razor-sharp out of the box", "Full-tang ergonomic handles", "Built-in sharpener in the block"], ["cutting_board"], ["sharpness", "balance", "handle"], ["for meal prep", "for everyday cooking"]),
-    _t("cutting_board", "Cutting Board", ["cutting board", "chopping board"], ["Kitchen & Dining", "Kitchen Utensils & Gadgets", "Cutting Boards"], (12, 79),
-       {"Pack": ["Set of 3", "Single Extra Large", "Set of 2"], "Material": ["Bamboo", "Acacia Wood", "Plastic"], "Feature": ["Juice Groove", "Non-Slip Feet", "Reversible"]},
-       ["Gentle on knife edges", "Deep juice groove", "Easy to clean"], [], ["size", "sturdiness", "cleanup"], ["for meal prep"]),
-    _t("sheets", "Bed Sheet Set", ["bed sheets", "sheet set", "sheets"], ["Bedding", "Sheets & Pillowcases", "Bed Sheets"], (18, 189),
-       {"Size": ["Twin", "Queen", "King"], "Material": ["Brushed Microfiber", "100% Cotton 400 Thread Count", "Bamboo Viscose"], "Color": ["White", "Gray", "Navy Blue", "Sage Green", "Beige"]},
-       ["Deep pockets fit mattresses up to 16 inches", "Breathable and cooling", "Wrinkle and fade resistant"], ["pillow"], ["softness", "fit", "breathability"], ["in the guest room", "for hot sleepers"]),
-    _t("pillow", "Bed Pillows for Sleeping", ["pillow", "bed pillows", "sleeping pillow"], ["Bedding", "Bed Pillows"], (15, 129),
-       {"Pack": ["Set of 2", "Single"], "Size": ["Queen", "King", "Standard"], "Feature": ["Cooling Gel", "Shredded Memory Foam", "Down Alternative"]},
-       ["Adjustable fill", "Good for side and back sleepers", "Machine washable cover"], [], ["support", "softness", "neck pain"], ["for side sleeping"]),
-    _t("storage_bins", "Fabric Storage Bins", ["storage bins", "storage baskets", "closet organizer"], ["Storage & Organization", "Baskets, Bins & Containers", "Storage Bins"], (12, 59),
-       {"Pack": ["Set of 3", "Set of 6", "Set of 8"], "Color": ["Gray", "Beige", "Black", "White"], "Size": ["11 Inch Cube", "13 Inch Cube", "Large"]},
-       ["Sturdy handles on both sides", "Folds flat when not in use", "Fits cube shelves"], [], ["sturdiness", "size", "look"], ["in the closet", "for toys"]),
-    _t("vacuum", "Cordless Stick Vacuum Cleaner", ["stick vacuum", "cordless vacuum", "vacuum cleaner"], ["Vacuums & Floor Care", "Vacuums", "Stick Vacuums"], (59, 499),
-       {"Power": ["250W", "450W", "600W"], "Feature": ["Pet Hair", "LED Headlight", "Self-Emptying", "HEPA Filter"], "Color": ["Gray", "Purple", "Blue"]},
-       ["Up to 45 minutes runtime", "Converts to a handheld", "Wall-mounted charging"], ["vacuum_filter"], ["suction", "battery life", "weight", "noise"], ["for pet hair", "for hardwood floors"]),
-    _t("vacuum_filter", "Replacement HEPA Filter for Vacuum", ["vacuum filter", "replacement filter", "hepa filter"], ["Vacuums & Floor Care", "Vacuum Parts & Accessories", "Vacuum Filters"], (8, 35),
-       {"Pack": ["2-Pack", "4-Pack"], "Fit": ["for Stick Vacuums", "for Robot Vacuums"]}, ["Washable and reusable", "Captures 99.97% of dust"], [], ["fit", "value"], []),
-    _t("air_fryer", "Air Fryer", ["air fryer", "countertop fryer"], ["Kitchen & Dining", "Small Appliances", "Air Fryers"], (39, 229),
-       {"Capacity": ["4 Qt", "6 Qt", "8 Qt Dual Basket"], "Feature": ["Digital Touchscreen", "Viewing Window", "Dehydrate"], "Color": ["Black", "White", "Gray"]},
-       ["Uses 95% less oil", "Nonstick dishwasher-safe basket", "Eight one-touch presets"], ["parchment_liners"], ["crispiness", "capacity", "cleanup"], ["for quick dinners", "for wings"]),
-    _t("parchment_liners", "Air Fryer Parchment Liners", ["air fryer liners", "parchment paper liners"], ["Kitchen & Dining", "Bakeware", "Air Fryer Liners"], (6, 19),
-       {"Pack": ["100 Count", "200 Count"], "Size": ["7.9 Inch", "9 Inch"]}, ["Perforated for airflow", "No more scrubbing the basket"], [], ["fit", "cleanup"], []),
-], ["quality", "value", "durability", "ease of cleaning"])
-
-GROCERY = Category("Grocery and Gourmet Food", "Grocery", "my pantry", [
-    ("Harvest Lane", "mid", .75), ("Golden Mill", "budget", .55), ("Alpine Roast", "premium", .85), ("Pure Meadow", "premium", .82),
-    ("Nutrabite", "mid", .65), ("Sunny Acres", "budget", .5), ("Terra Verde", "premium", .88), ("Kettle & Crumb", "mid", .7),
-    ("Daily Basics", "budget", .45), ("Bramble Farms", "mid", .72),
-    ("Olive Grove Co", "premium", .84), ("Crisp Valley", "budget", .52), ("Maple Hollow", "mid", .7), ("Wildroot", "premium", .8), ("Snackwise", "budget", .48),
-    ("Bluebird Pantry", "mid", .68), ("Stonemill", "mid", .73), ("Fresh Basket", "budget", .5)], [
-    _t("coffee_beans", "Whole Bean Coffee", ["coffee beans", "whole bean coffee", "coffee"], ["Beverages", "Coffee, Tea & Cocoa", "Coffee", "Coffee Beans"], (8, 39),
-       {"Roast": ["Dark Roast", "Medium Roast", "Light Roast", "Espresso Roast"], "Size": ["12 oz", "2 lb", "5 lb"], "Feature": ["Organic", "Single Origin Colombia", "Fair Trade", "Low Acid"]},
-       ["Roasted in small batches", "Notes of chocolate and caramel", "100% Arabica beans"], ["coffee_filter", "creamer"], ["taste", "freshness", "aroma"], ["every morning", "for cold brew"]),
-    _t("creamer", "Coffee Creamer", ["coffee creamer", "creamer"], ["Beverages", "Coffee, Tea & Cocoa", "Coffee Creamers"], (4, 19), {"Flavor": ["French Vanilla", "Hazelnut", "Caramel", "Unsweetened"], "Feature": ["Oat Milk", "Powder", "Sugar Free"], "Size": ["16 oz", "35 oz"]},
-       ["Dissolves instantly", "No artificial flavors"], [], ["taste", "sweetness"], ["in my coffee"]),
-    _t("tea", "Tea Bags", ["tea", "tea bags", "green tea"], ["Beverages", "Coffee, Tea & Cocoa", "Tea", "Tea Bags"], (4, 29),
-       {"Flavor": ["Jasmine", "Matcha", "Peppermint", "Chamomile", "Earl Grey"], "Pack": ["20 Count", "100 Count", "Pack of 6"], "Feature": ["Organic", "Decaf", "Loose Leaf"]},
-       ["Individually wrapped bags", "Rich in antioxidants", "Steep 3 minutes"], ["honey"], ["taste", "aroma", "strength"], ["in the evening", "at work"]),
-    _t("honey", "Raw Honey", ["honey", "raw honey"], ["Pantry Staples", "Jams, Jellies & Sweet Spreads", "Honey"], (6, 35), {"Feature": ["Raw Unfiltered", "Manuka", "Organic"], "Size": ["12 oz", "16 oz", "32 oz"]},
-       ["Never heated or pasteurized", "Squeeze bottle"], [], ["taste", "texture"], ["in my tea"]),
-    _t("snack_bars", "Protein Snack Bars", ["protein bars", "snack bars", "granola bars"], ["Snack Foods", "Bars", "Protein Bars"], (9, 45),
-       {"Flavor": ["Chocolate Peanut Butter", "Almond Sea Salt", "Cookie Dough", "Blueberry"], "Pack": ["12 Count", "24 Count"], "Feature": ["20g Protein", "Gluten Free", "Low Sugar", "Keto"]},
-       ["No artificial sweeteners", "Great on the go"], [], ["taste", "texture", "protein"], ["after workouts", "for school lunches", "as a snack at work"]),
-    _t("pasta", "Italian Pasta", ["pasta", "spaghetti", "noodles"], ["Pantry Staples", "Dried Beans, Grains & Rice", "Pasta"], (3, 29), {"Shape": ["Spaghetti", "Penne", "Fusilli", "Rigatoni"], "Pack": ["1 lb", "Pack of 6", "Pack of 12"], "Feature": ["Bronze Cut", "Whole Wheat", "Gluten Free"]},
-       ["Made with durum wheat semolina", "Cooks al dente in 10 minutes"], ["pasta_sauce", "olive_oil"], ["taste", "texture"], ["for family dinners"]),
-    _t("pasta_sauce", "Pasta Sauce", ["pasta sauce", "marinara", "tomato sauce"], ["Pantry Staples", "Condiments & Salad Dressings", "Pasta Sauces"], (3, 25), {"Flavor": ["Marinara", "Tomato Basil", "Arrabbiata", "Vodka"], "Size": ["24 oz", "Pack of 3"], "Feature": ["No Sugar Added", "Organic"]},
-       ["Slow simmered", "Made with Italian tomatoes"], [], ["taste", "texture"], ["for pasta night"]),
-    _t("olive_oil", "Extra Virgin Olive Oil", ["olive oil", "extra virgin olive oil"], ["Pantry Staples", "Cooking Oils", "Olive Oil"], (8, 49), {"Size": ["500ml", "1 Liter", "3 Liter Tin"], "Feature": ["Cold Pressed", "Organic", "Single Origin Greece"]},
-       ["Harvested and pressed within hours", "Peppery finish"], [], ["taste", "freshness"], ["for salads", "for cooking"]),
-    _t("spices", "Spice Seasoning Blend", ["seasoning", "spice blend", "spices"], ["Pantry Staples", "Herbs, Spices & Seasonings", "Seasoning Blends"], (4, 24), {"Flavor": ["Garlic Herb", "Taco", "Everything Bagel", "Cajun", "Lemon Pepper"], "Size": ["2.5 oz", "6 oz", "Pack of 3"], "Feature": ["Salt Free", "Organic"]},
-       ["No MSG or fillers", "Great on meat and veggies"], [], ["flavor", "freshness"], ["on chicken", "for grilling"]),
-    _t("nuts", "Roasted Mixed Nuts", ["mixed nuts", "nuts", "almonds"], ["Snack Foods", "Nuts & Seeds", "Mixed Nuts"], (7, 39), {"Flavor": ["Lightly Salted", "Unsalted", "Honey Roasted"], "Size": ["16 oz", "2 lb", "40 oz"], "Feature": ["Resealable Bag", "Keto Friendly"]},
-       ["A blend of cashews, almonds and pecans", "Resealable for freshness"], [], ["freshness", "saltiness"], ["as a snack"]),
-    _t("sparkling_water", "Sparkling Water", ["sparkling water", "seltzer", "flavored water"], ["Beverages", "Bottled Beverages, Water & Drink Mixes", "Sparkling Water"], (5, 29), {"Flavor": ["Lime", "Grapefruit", "Black Cherry", "Unflavored"], "Pack": ["12 Pack", "24 Pack"], "Feature": ["Zero Calorie", "No Sweeteners"]},
-       ["Crisp and refreshing", "Recyclable cans"], [], ["taste", "carbonation"], ["instead of soda"]),
-], ["taste", "value", "freshness", "packaging"])
-
-CLOTHING = Category("Clothing, Shoes and Jewelry", "AMAZON FASHION", "my wardrobe", [
-    ("Northpeak", "premium", .85), ("Everthread", "mid", .72), ("Basic Loom", "budget", .5), ("Solene", "premium", .82),
-    ("Stridewell", "mid", .7), ("Urban Hue", "budget", .48), ("Aurelia", "premium", .86), ("Cottonfield", "mid", .68),
-    ("Fitmode", "budget", .55), ("Marlowe", "mid", .74), ("Kestrel Outdoor", "premium", .84),
-    ("Vela Active", "mid", .7), ("Thread & Co", "budget", .5), ("Luxe Lane", "premium", .83), ("Trailborn", "mid", .72), ("Pennyweave", "budget", .46),
-    ("Goldfinch Jewelry", "premium", .85), ("Brightstep", "mid", .66), ("Comfy Basics", "budget", .52)], [
-    _t("running_shoes", "Running Shoes", ["running shoes", "sneakers", "athletic shoes"], ["Women", "Shoes", "Athletic", "Running Shoes"], (25, 179),
-       {"Color": ["Black/White", "Gray", "Pink", "Navy", "All White"], "Feature": ["Lightweight", "Wide Width", "Arch Support", "Breathable Mesh"], "Fit": ["Women's", "Men's"]},
-       ["Cushioned midsole for long runs", "Rubber outsole with grip", "Padded collar"], ["socks", "insoles"], ["fit", "comfort", "support", "sizing"], ["for running", "for walking all day", "for work shifts"]),
-    _t("socks", "Athletic Crew Socks", ["socks", "athletic socks", "crew socks"], ["Women", "Clothing", "Socks & Hosiery", "Athletic Socks"], (8, 32), {"Pack": ["6 Pairs", "10 Pairs", "3 Pairs"], "Color": ["White", "Black", "Assorted"], "Feature": ["Cushioned", "Moisture Wicking", "Compression"]},
-       ["Reinforced heel and toe", "Arch support band"], [], ["comfort", "fit", "durability"], ["for running"]),
-    _t("insoles", "Arch Support Insoles", ["insoles", "shoe inserts", "orthotic inserts"], ["Women", "Shoes", "Shoe Care & Accessories", "Insoles"], (9, 49), {"Feature": ["Plantar Fasciitis", "Memory Foam", "Gel"], "Size": ["Small", "Medium", "Large"]},
-       ["Deep heel cup", "Trim to fit"], [], ["support", "comfort"], ["for standing all day"]),
-    _t("leggings", "High Waisted Leggings", ["leggings", "yoga pants", "workout leggings"], ["Women", "Clothing", "Active", "Leggings"], (12, 98),
-       {"Color": ["Black", "Navy", "Olive", "Charcoal", "Burgundy"], "Feature": ["with Pockets", "Tummy Control", "Squat Proof", "Fleece Lined"], "Length": ["7/8 Length", "Full Length", "Capri"]},
-       ["Four-way stretch", "Buttery soft fabric", "No see-through"], ["sports_bra"], ["fit", "comfort", "fabric", "sizing"], ["for yoga", "for running errands"]),
-    _t("sports_bra", "Sports Bra", ["sports bra", "workout bra"], ["Women", "Clothing", "Active", "Sports Bras"], (12, 69), {"Color": ["Black", "White", "Navy", "Dusty Pink"], "Feature": ["High Impact", "Racerback", "Removable Pads"]},
-       ["Moisture wicking", "Wide underband"], [], ["support", "fit"], ["for workouts"]),
-    _t("tshirt", "Cotton Crewneck T-Shirt", ["t-shirt", "tee", "shirt"], ["Men", "Clothing", "Shirts", "T-Shirts"], (8, 59),
-       {"Color": ["White", "Black", "Heather Gray", "Navy", "Olive"], "Pack": ["Single", "3-Pack", "5-Pack"], "Fit": ["Regular Fit", "Slim Fit", "Relaxed Fit"]},
-       ["Pre-shrunk cotton", "Tag-free collar", "Double-stitched hems"], [], ["fit", "fabric", "shrinkage"], ["every day", "for layering"]),
-    _t("jacket", "Water Resistant Rain Jacket", ["rain jacket", "jacket", "windbreaker"], ["Women", "Clothing", "Coats, Jackets & Vests", "Rain Jackets"], (29, 249),
-       {"Color": ["Black", "Navy", "Olive", "Red", "Khaki"], "Feature": ["Hooded", "Packable", "Fleece Lined", "Windproof"], "Fit": ["Women's", "Men's"]},
-       ["Adjustable hood", "Zippered hand pockets", "Sealed seams"], ["beanie"], ["warmth", "fit", "waterproofing"], ["for hiking", "for my commute"]),
-    _t("beanie", "Knit Beanie Hat", ["beanie", "winter hat", "knit hat"], ["Women", "Accessories", "Hats & Caps", "Beanies"], (8, 39), {"Color": ["Black", "Gray", "Cream", "Burgundy"], "Feature": ["Fleece Lined", "Cuffed", "Pom Pom"]},
-       ["Soft acrylic knit", "One size fits most"], [], ["warmth", "fit"], ["in winter"]),
-    _t("jeans", "Stretch Jeans", ["jeans", "denim", "skinny jeans"], ["Women", "Clothing", "Jeans"], (19, 129), {"Color": ["Dark Wash", "Light Wash", "Black"], "Fit": ["High Rise", "Mid Rise", "Bootcut"], "Length": ["Short", "Regular", "Long"]},
-       ["Stretch denim holds its shape", "Five-pocket styling"], ["belt"], ["fit", "stretch", "sizing"], ["for work", "every day"]),
-    _t("belt", "Leather Belt", ["belt", "leather belt"], ["Men", "Accessories", "Belts"], (10, 79), {"Color": ["Black", "Brown", "Tan"], "Feature": ["Reversible", "Ratchet Buckle", "Genuine Leather"]},
-       ["Cut to fit", "Gift box included"], [], ["quality", "buckle"], []),
-    _t("necklace", "Pendant Necklace", ["necklace", "pendant", "jewelry"], ["Women", "Jewelry", "Necklaces", "Pendant Necklaces"], (15, 199), {"Material": ["925 Sterling Silver", "14K Gold Plated", "Rose Gold Plated"], "Feature": ["Heart", "Birthstone", "Initial", "Infinity"]},
-       ["Hypoallergenic", "Comes in a gift box", "Adjustable 18 inch chain"], ["earrings"], ["look", "quality", "tarnish"], ["as a gift", "for everyday wear"]),
-    _t("earrings", "Hoop Earrings", ["earrings", "hoops", "stud earrings"], ["Women", "Jewelry", "Earrings"], (10, 149), {"Material": ["925 Sterling Silver", "14K Gold Plated"], "Size": ["Small 15mm", "Medium 25mm", "Large 40mm"]},
-       ["Lightweight for all-day wear", "Nickel free"], [], ["look", "weight"], []),
-], ["fit", "comfort", "value", "quality"])
-
-HEALTH = Category("Health and Household", "Health & Personal Care", "my medicine cabinet", [
-    ("Vitaleaf", "premium", .85), ("Purecare", "mid", .7), ("Wellspring", "mid", .72), ("Everyday Health", "budget", .5),
-    ("Clearpath", "premium", .82), ("Nordic Bloom", "premium", .86), ("HomeGuard", "budget", .48), ("Sunrise Naturals", "mid", .68),
-    ("Brightway", "budget", .55), ("Calmwell", "mid", .74),
-    ("Greenhaven", "premium", .83), ("Medisure", "mid", .7), ("Valuecare", "budget", .47), ("Herbology Labs", "premium", .8), ("Freshnest", "budget", .5),
-    ("Truewell", "mid", .72), ("Oceanic Vita", "premium", .84), ("Simple Clean", "budget", .49)], [
-    _t("vitamins", "Vitamin D3 Supplement", ["vitamin d", "vitamins", "supplement"], ["Vitamins, Minerals & Supplements", "Vitamins", "Vitamin D"], (6, 45),
-       {"Strength": ["1000 IU", "2000 IU", "5000 IU"], "Form": ["Softgels", "Gummies", "Tablets"], "Pack": ["120 Count", "365 Count"]},
-       ["Third-party tested for purity", "Supports bone and immune health", "Non-GMO, gluten free"], ["fish_oil"], ["effectiveness", "taste", "size"], ["every morning", "in winter"]),
-    _t("fish_oil", "Omega-3 Fish Oil", ["fish oil", "omega 3", "omega-3 supplement"], ["Vitamins, Minerals & Supplements", "Supplements", "Fish Oil"], (9, 55), {"Strength": ["1000mg", "2400mg"], "Form": ["Softgels", "Liquid", "Gummies"], "Feature": ["Lemon Flavor", "Burpless", "Wild Caught"]},
-       ["Molecularly distilled", "Supports heart and joint health"], [], ["aftertaste", "effectiveness"], []),
-    _t("probiotic", "Probiotic Capsules", ["probiotic", "probiotics", "gut health supplement"], ["Vitamins, Minerals & Supplements", "Supplements", "Probiotics"], (12, 59), {"Strength": ["10 Billion CFU", "50 Billion CFU", "100 Billion CFU"], "Feature": ["Shelf Stable", "for Women", "with Prebiotics"], "Pack": ["30 Count", "60 Count"]},
-       ["Delayed-release capsules", "No refrigeration needed"], [], ["effectiveness", "digestion"], []),
-    _t("toothbrush", "Electric Toothbrush", ["electric toothbrush", "toothbrush", "sonic toothbrush"], ["Oral Care", "Toothbrushes & Accessories", "Electric Toothbrushes"], (19, 199),
-       {"Color": ["White", "Black", "Pink", "Blue"], "Feature": ["Pressure Sensor", "5 Modes", "Travel Case", "2-Minute Timer"]},
-       ["Up to 40,000 strokes per minute", "Charges in 4 hours, lasts 30 days", "Dentist recommended"], ["toothbrush_heads"], ["cleaning", "battery life", "noise"], ["twice a day", "when traveling"]),
-    _t("toothbrush_heads", "Replacement Toothbrush Heads", ["brush heads", "replacement heads", "toothbrush heads"], ["Oral Care", "Toothbrushes & Accessories", "Toothbrush Heads"], (7, 39), {"Pack": ["4 Pack", "8 Pack", "12 Pack"], "Feature": ["Soft Bristles", "Whitening", "Deep Clean"]},
-       ["Fits most sonic handles", "Color-fading reminder bristles"], [], ["fit", "value"], []),
-    _t("hand_soap", "Foaming Hand Soap", ["hand soap", "foaming soap", "soap"], ["Household Supplies", "Hand Soap"], (4, 29), {"Scent": ["Lavender", "Citrus", "Eucalyptus Mint", "Unscented"], "Pack": ["Pack of 3", "Pack of 6", "Refill 1 Gallon"], "Feature": ["Plant Based", "Moisturizing Aloe"]},
-       ["Gentle on skin", "Biodegradable formula"], [], ["scent", "lather"], ["in the bathroom", "by the kitchen sink"]),
-    _t("laundry_detergent", "Laundry Detergent Pods", ["laundry detergent", "detergent pods", "laundry pods"], ["Household Supplies", "Laundry", "Laundry Detergent Pods"], (9, 45), {"Scent": ["Fresh Linen", "Free & Clear", "Lavender"], "Pack": ["42 Count", "81 Count", "112 Count"], "Feature": ["HE Compatible", "Hypoallergenic", "Plant Based"]},
-       ["Dissolves in cold water", "Stain-fighting enzymes"], [], ["cleaning power", "scent", "value"], []),
-    _t("paper_towels", "Paper Towels", ["paper towels", "kitchen towels"], ["Household Supplies", "Paper & Plastic", "Paper Towels"], (9, 39), {"Pack": ["6 Double Rolls", "12 Triple Rolls"], "Feature": ["Select-A-Size", "Recycled", "Extra Absorbent"]},
-       ["Strong when wet", "More sheets per roll"], [], ["absorbency", "strength", "value"], []),
-    _t("thermometer", "Digital Thermometer", ["thermometer", "fever thermometer", "forehead thermometer"], ["Health Care", "Thermometers"], (9, 69), {"Feature": ["No-Touch Infrared", "Oral and Underarm", "Ear"], "Color": ["White", "Blue"]},
-       ["Reads in 1 second", "Fever alarm", "Memory for 32 readings"], [], ["accuracy", "speed"], ["for the kids"]),
-    _t("face_moisturizer", "Daily Face Moisturizer", ["face moisturizer", "moisturizer", "face cream"], ["Personal Care", "Skin Care", "Face", "Face Moisturizers"], (8, 89), {"Feature": ["SPF 30", "Hyaluronic Acid", "Fragrance Free", "Night Cream"], "Size": ["1.7 oz", "2.5 oz"]},
-       ["Non-comedogenic", "Lightweight and fast absorbing", "Dermatologist tested"], [], ["hydration", "scent", "texture"], ["every morning", "for dry skin"]),
-    _t("massage_gun", "Percussion Massage Gun", ["massage gun", "muscle massager"], ["Health Care", "Massage & Relaxation", "Electric Massagers"], (39, 299), {"Feature": ["Quiet", "Heated Head", "Mini Portable"], "Color": ["Black", "Gray", "Pink"], "Speeds": ["6 Speeds", "20 Speeds", "30 Speeds"]},
-       ["Includes 8 massage heads", "Up to 6 hours per charge"], ["usb_cable"], ["power", "noise", "battery life"], ["after workouts", "for back pain"]),
-], ["effectiveness", "value", "scent", "quality"])
-
-CATEGORIES: list[Category] = [ELECTRONICS, HOME, GROCERY, CLOTHING, HEALTH]
+# %% ../nbs/03_generate.ipynb #23013d67
 TIERS = ("budget", "mid", "premium")
+
+# %% ../nbs/03_generate.ipynb #0d1ecb47
+CATALOG_PATH = Path(str(resources.files("personalwab")/"catalog.json"))
+
+# %% ../nbs/03_generate.ipynb #78c95ea8
+def _shown(x) -> str:
+    s = json.dumps(x, ensure_ascii=False)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+@dataclass
+class _Reader:
+    "Checks the objects of the catalog file `path`: every failure is one `ValueError` line naming the file and the field."
+    path: Path
+    def error(self, where: str, msg: str) -> ValueError: return ValueError(f"{self.path}: {where}: {msg}")
+    def fail(self, where: str, msg: str): raise self.error(where, msg)
+    def record(self, x, where: str, spec: dict[str, tuple], optional=()) -> dict:
+        "`x` checked as an object with the fields of `spec` (name -> (test, what it must be)); `optional` ones may be missing."
+        if not isinstance(x, dict): self.fail(where, f"expected an object, got {_shown(x)}")
+        for k in x:
+            if k not in spec: self.fail(f"{where}.{k}", f"unknown field (the fields are {', '.join(spec)})")
+        for k, (ok, what) in spec.items():
+            if k not in x and k not in optional: self.fail(f"{where}.{k}", "missing")
+            if k in x and not ok(x[k]): self.fail(f"{where}.{k}", f"expected {what}, got {_shown(x[k])}")
+        return x
+
+# %% ../nbs/03_generate.ipynb #6169f7da
+def _is_num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
+def _is_text(x) -> bool: return isinstance(x, str) and bool(x.strip())
+def _is_texts(x) -> bool: return isinstance(x, list) and all(map(_is_text, x))
+
+_TEXT, _TEXTS = (_is_text, "a non-empty string"), (_is_texts, "a list of non-empty strings")
+_SOME_TEXTS = (lambda x: _is_texts(x) and len(x) > 0, "a non-empty list of non-empty strings")
+_CATALOG = {"description": _TEXT, "categories": (lambda x: isinstance(x, list) and len(x) > 0, "a non-empty list of categories")}
+_CATEGORY = {"name": _TEXT, "main_category": _TEXT, "area": _TEXT, "aspects": _TEXTS,
+             "brands": (lambda x: isinstance(x, list) and len(x) >= 2, "a list of at least 2 stores"),
+             "types": (lambda x: isinstance(x, list) and len(x) > 0, "a non-empty list of product types")}
+_BRAND = {"store": _TEXT, "tier": (lambda x: x in TIERS, "one of " + ", ".join(TIERS)),
+          "quality": (lambda x: _is_num(x) and 0 <= x <= 1, "a number in 0..1")}
+_TYPE = {"key": _TEXT, "noun": _TEXT, "words": _SOME_TEXTS, "path": _SOME_TEXTS,
+         "price": (lambda x: isinstance(x, list) and len(x) == 2 and all(map(_is_num, x)) and 0 <= x[0] <= x[1],
+                   "[low, high] in USD with 0 <= low <= high"),
+         "attrs": (lambda x: isinstance(x, dict) and all(_is_text(k) and _SOME_TEXTS[0](v) for k, v in x.items()),
+                   "an object of attribute name -> non-empty list of values"),
+         "feats": _SOME_TEXTS, "acc": _TEXTS, "aspects": _TEXTS, "use": _TEXTS}
+
+# %% ../nbs/03_generate.ipynb #55bca430
+def load_catalog(path: str | Path | None = None) -> list[Category]:
+    "The categories of the catalog vocabulary file `path` (default `CATALOG_PATH`), checked field by field: a malformed file raises one `ValueError` line naming the file and the field."
+    path = Path(path or CATALOG_PATH); r = _Reader(path)
+    try: data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e: raise r.error(f"line {e.lineno} column {e.colno}", f"not valid JSON ({e.msg})") from None
+    cats, type_at = [], {}
+    for i, c in enumerate(r.record(data, "catalog", _CATALOG, optional=["description"])["categories"]):
+        w = f"categories[{i}]"; r.record(c, w, _CATEGORY)
+        brands = [r.record(b, f"{w}.brands[{j}]", _BRAND) for j, b in enumerate(c["brands"])]
+        for j, b in enumerate(brands):
+            if b["store"] in [x["store"] for x in brands[:j]]: r.fail(f"{w}.brands[{j}].store", f"{b['store']!r} is listed twice")
+        types = []
+        for j, t in enumerate(c["types"]):
+            tw = f"{w}.types[{j}]"; r.record(t, tw, _TYPE, optional=["acc", "aspects", "use"])
+            if t["key"] in type_at: r.fail(f"{tw}.key", f"{t['key']!r} is already the key of {type_at[t['key']]}")
+            type_at[t["key"]] = tw
+            types.append(PType(**(t | {"price": tuple(t["price"])})))
+        cats.append(Category(c["name"], c["main_category"], c["area"], [(b["store"], b["tier"], b["quality"]) for b in brands], types, c["aspects"]))
+    for t in (t for c in cats for t in c.types):
+        for a in t.acc:
+            if a not in type_at: r.fail(f"{type_at[t.key]}.acc", f"{a!r} is not the key of a product type")
+    return cats
+
+# %% ../nbs/03_generate.ipynb #7ff56f89
+CATEGORIES: list[Category] = load_catalog()
 
 # %% ../nbs/03_generate.ipynb #4d2847d1
 TYPES: dict[str, tuple[Category, PType]] = {t.key: (c, t) for c in CATEGORIES for t in c.types}

@@ -68,3 +68,19 @@ def test_mixed_import_cells_are_found(tmp_path):
                     {"cell_type": "code", "source": ["#| export\n", "import os\n", "X = 1"]}]}
     (tmp_path/"n.ipynb").write_text(__import__("json").dumps(nb))
     assert mixed_import_cells(tmp_path/"n.ipynb") == [0]
+
+def test_wheel_ships_the_package_data(tmp_path):
+    """`pip install .` (not only an editable install) must install the data files the library reads, such as the
+    generator's catalog vocabulary: every non-Python file of personalwab/ is in the wheel built from the sources."""
+    import zipfile
+    src = tmp_path/"src"
+    shutil.copytree(ROOT/"personalwab", src/"personalwab", ignore=shutil.ignore_patterns("__pycache__"))
+    for p in ["setup.py", "settings.ini", "pyproject.toml", "README.md"]: shutil.copy(ROOT/p, src/p)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                        "-w", str(tmp_path/"dist"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    data = sorted(f"personalwab/{p.name}" for p in (ROOT/"personalwab").iterdir() if p.is_file() and p.suffix not in {".py", ".pyc"})
+    assert "personalwab/catalog.json" in data
+    names = set(zipfile.ZipFile(next((tmp_path/"dist").glob("*.whl"))).namelist())
+    missing = [p for p in data if p not in names]
+    assert not missing, f"not in the wheel (add them to setup.py's package_data): {missing}"
