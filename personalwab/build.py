@@ -26,6 +26,7 @@ __all__ = ['GENDER_CUES', 'AGE_CUES', 'OCCUPATION_CUES', 'ASPECT_WORDS', 'AREA',
 def _open(p: Path):
     return gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else open(p, encoding="utf-8")
 
+# %% ../nbs/04_build.ipynb #9645782f
 def _read_jsonl(p: Path) -> Iterable[dict]:
     with _open(p) as f:
         for i, line in enumerate(f, 1):
@@ -35,6 +36,7 @@ def _read_jsonl(p: Path) -> Iterable[dict]:
             if not isinstance(rec, dict): raise DataError("expected an object", p.name, f"line {i}")
             yield rec
 
+# %% ../nbs/04_build.ipynb #eee74ded
 def load_raw(source: str | Path | Iterable[str | Path]) -> RawData:
     "Read Amazon Reviews 2023 JSONL(.gz) files: `meta_*` files are metadata, the others reviews."
     paths = sorted(Path(source).glob("*.jsonl*")) if isinstance(source, (str, Path)) and Path(source).is_dir() else [Path(p) for p in ([source] if isinstance(source, (str, Path)) else source)]
@@ -54,6 +56,7 @@ def split_sizes(n: int, frac: tuple[float, float, float] = (.8, .1, .1)) -> tupl
     te, tr = max(1, round(n * frac[2])), max(1, round(n * frac[1]))
     return n - tr - te, tr, te
 
+# %% ../nbs/04_build.ipynb #5acb883e
 def user_sequences(raw: RawData, min_behaviours: int = 10) -> dict[str, list[dict]]:
     "user_id -> time-ordered reviews (products with metadata only, one review per product)."
     have = {p["parent_asin"] for p in raw.products}
@@ -68,6 +71,7 @@ def user_sequences(raw: RawData, min_behaviours: int = 10) -> dict[str, list[dic
         if len(keep) >= min_behaviours: out[u] = keep
     return out
 
+# %% ../nbs/04_build.ipynb #4a01f2dd
 def sample_users(seqs: dict[str, list[dict]], products: dict[str, dict], n_users: int | None, seed: int = 0) -> list[str]:
     "Up to `n_users` user ids drawn round-robin across users' main categories (all users if None)."
     if n_users is None or n_users >= len(seqs): return list(seqs)
@@ -82,11 +86,13 @@ def sample_users(seqs: dict[str, list[dict]], products: dict[str, dict], n_users
             if g and len(out) < n_users: out.append(g.pop())
     return out
 
+# %% ../nbs/04_build.ipynb #86c7df84
 def _top(p: dict) -> str:
     "A product's top-level category (first of `categories`, else `main_category`)."
     cats = p.get("categories") or []
     return str(cats[0]) if cats else str(p.get("main_category") or "Other")
 
+# %% ../nbs/04_build.ipynb #1ac03a3e
 def _leaf(p: dict) -> str:
     cats = p.get("categories") or []
     return str(cats[-1]) if cats else str(p.get("main_category") or "product")
@@ -104,6 +110,7 @@ class UserContext:
     def history(self) -> list[dict]: return [b for b in self.behaviours if b["split"] == "history"]
     def before(self, ts: int) -> list[dict]: return [b for b in self.behaviours if b["review"]["timestamp"] < ts]
 
+# %% ../nbs/04_build.ipynb #13c89352
 class Generator(Protocol):
     "Writes a profile for a user and an instruction for a target behaviour."
     name: str
@@ -118,10 +125,12 @@ def _price_num(p: dict) -> float | None:
     m = re.search(r"\d+(?:\.\d+)?", str(x or "").replace(",", ""))
     return float(m.group()) if m else None
 
+# %% ../nbs/04_build.ipynb #3b0e68d1
 def _entropy(xs: Iterable) -> float:
     c = Counter(xs); n = sum(c.values())
     return -sum(v / n * math.log(v / n) for v in c.values()) if n else 0.0
 
+# %% ../nbs/04_build.ipynb #6fbc8e64
 def rank_levels(scores: dict[str, float], counts: dict[str, int], high_is: str = "High") -> dict[str, str]:
     "Levels by rank: the top share (by `counts` proportions) gets `high_is`, the bottom the opposite, the rest Medium."
     low_is = "Low" if high_is == "High" else "High"
@@ -130,6 +139,7 @@ def rank_levels(scores: dict[str, float], counts: dict[str, int], high_is: str =
     order = sorted(scores, key=lambda u: (-scores[u], u))
     return {u: high_is if i < n_hi else low_is if i >= n - n_lo else "Medium" for i, u in enumerate(order)}
 
+# %% ../nbs/04_build.ipynb #49802941
 def population_levels(ctxs: list[UserContext]) -> None:
     "Set `ctx.levels` (price sensitivity, diversity, interaction complexity) for all users, by rank over the population."
     prices = defaultdict(list)
@@ -187,6 +197,7 @@ def _tone(reviews: list[dict]) -> str:
     c = "Practical" if value > .3 else "Friendly" if excl > .3 else "Straightforward"
     return ", ".join([a, b, c])
 
+# %% ../nbs/04_build.ipynb #60a37eb9
 def _focus(ctx_products: list[dict], reviews: list[dict], catalog_median: tuple[float, float]) -> str:
     c = Counter({k: sum(len(re.findall(p, r["text"], re.I)) for r in reviews) for k, p in ASPECT_WORDS.items()})
     top = [k for k, v in c.most_common(3) if v > 0]
@@ -195,6 +206,7 @@ def _focus(ctx_products: list[dict], reviews: list[dict], catalog_median: tuple[
           (["Number of Ratings"] if num and sorted(num)[len(num) // 2] >= catalog_median[1] else [])
     return ", ".join((pre + top)[:4]) or "Quality"
 
+# %% ../nbs/04_build.ipynb #ddcf8250
 def _item_reference(reviews: list[dict], products: list[dict]) -> str:
     n = max(1, len(reviews))
     brands = sum(bool(p.get("store")) and str(p["store"]).lower() in r["text"].lower() for r, p in zip(reviews, products)) / n
@@ -203,12 +215,14 @@ def _item_reference(reviews: list[dict], products: list[dict]) -> str:
     if personal > .3: return "Specific products, personal experiences, recommendations"
     return "Specific products, Purchase history"
 
+# %% ../nbs/04_build.ipynb #9955aa29
 def _interest(products: list[dict]) -> str:
     tops = Counter(_top(p) for p in products).most_common(4)
     leaves = defaultdict(Counter)
     for p in products: leaves[_top(p)][_leaf(p)] += 1
     return ", ".join(f"{t} ({', '.join(l for l, _ in leaves[t].most_common(2))})" for t, _ in tops)
 
+# %% ../nbs/04_build.ipynb #e0638201
 def _brands(products: list[dict], cap: int = 120) -> str:
     c = Counter(str(p["store"]) for p in products if p.get("store"))
     first = {}
@@ -233,6 +247,7 @@ def _singular(w: str) -> str:
     if lw.endswith(("ches", "shes", "xes", "sses", "uses")): return w[:-2]
     return w[:-1]
 
+# %% ../nbs/04_build.ipynb #4aac2eba
 def _type_phrase(p: dict) -> str:
     "How a shopper names the product's type: its leaf category in the singular (title words when the leaf is generic)."
     leaf = _leaf(p)
@@ -241,11 +256,13 @@ def _type_phrase(p: dict) -> str:
         leaf = " ".join(head[-2:]) or leaf
     return _singular(leaf).lower()
 
+# %% ../nbs/04_build.ipynb #4a1f6dad
 def _np(t: str) -> str:
     "`t` with an indefinite article unless it is plural."
     if t.endswith(PLURAL_NOUNS) or (t.endswith("s") and not t.endswith("ss")): return t
     return ("an " if t[:1] in "aeiou" else "a ") + t
 
+# %% ../nbs/04_build.ipynb #68a7e3b7
 ATTR_PHRASE = {"Color": "in {v}", "Feature": "with {v}", "Material": "made of {v}", "Size": "in size {v}", "Pack": "in a {v}",
                "Flavor": "in the {v} flavor", "Scent": "with a {v} scent", "Fit": "in {v}", "Length": "in {v} length"}
 SKIP_VALUES = {"single", "n/a", "none", "other", "one size"}
@@ -256,17 +273,20 @@ def _attrs(p: dict, rng: Rng, k: int) -> list[str]:
     keys = [x for x in ATTR_KEYS if x in d and isinstance(d[x], (str, int, float)) and str(d[x]).strip().lower() not in SKIP_VALUES]
     return [ATTR_PHRASE.get(x, "with {v}").format(v=d[x]) for x in rng.sample(keys, k=min(k, len(keys)))]
 
+# %% ../nbs/04_build.ipynb #59037d0a
 def _price_phrase(pct: float, rng: Rng) -> str:
     if pct < .34: return rng.choice(["nothing too expensive", "I'm on a budget", "something affordable", "a good deal, I don't want to overspend"])
     if pct > .66: return rng.choice(["I don't mind paying more for quality", "price isn't a big concern if it's well made", "I'm happy to invest in something premium"])
     return rng.choice(["at a reasonable price", "mid-range price is fine", "not the cheapest, not the most expensive"])
 
+# %% ../nbs/04_build.ipynb #a297b30d
 def _brand_phrase(brand: str, known: bool, rng: Rng) -> str:
     if rng.random() < .2: return rng.choice([f"from {brand}", f"I'd like the {brand} one", f"preferably {brand}"])
     if known: return rng.choice(["from a brand I've bought before", "ideally from one of my usual brands", "from a brand I trust",
                                 "the brand I keep going back to would be great"])
     return rng.choice(["I'm open to new brands", "any reliable brand", "brand doesn't matter much"])
 
+# %% ../nbs/04_build.ipynb #e045828b
 SEARCH_T = ["I'm looking for {np}{attrs}. {Brand}, and {price}.", "Can you find me {np}{attrs}? {Brand}; {price}.",
             "I need {np}{attrs}. {Brand}. Oh, and {price}.", "Help me find {np}{attrs} - {brand}, {price}.",
             "Search for {np}{attrs} for me. {Brand}, {price}.", "{Price}, but I want {np}{attrs}. {Brand}.",
@@ -362,10 +382,12 @@ def parse_profile(text: str | None) -> dict | None:
         out[k] = str(v).strip()
     return out
 
+# %% ../nbs/04_build.ipynb #324eed03
 REQUEST_CUE = r"\b(?:i|i'm|i'd|me|my|can you|could you|please|help|looking|need|want|recommend|suggest|find|write|review)\b"
 
 def _ngrams(ws: list[str], n: int) -> list[tuple]: return [tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)]
 
+# %% ../nbs/04_build.ipynb #5737e01e
 def parse_instruction(text: str | None, product: dict, kind: str = "search") -> str | None:
     "A clean one-paragraph instruction from an LLM answer, or None when unusable (see the rules above)."
     if not text: return None
@@ -417,9 +439,11 @@ Request:"""}
 def _render_product(p: dict) -> str:
     return f"Title: {p.get('title')}\nCategory: {' > '.join(map(str, p.get('categories') or []))}\nPrice: {p.get('price')}\nStore: {p.get('store')}"
 
+# %% ../nbs/04_build.ipynb #2646485a
 def _render_history(bs: list[dict], k: int) -> str:
     return "\n".join(f"- {b['product'].get('title')} ({b['product'].get('store')}, ${b['product'].get('price')}): rated {b['review']['rating']}, \"{b['review']['text'][:160]}\"" for b in bs[-k:])
 
+# %% ../nbs/04_build.ipynb #5195d0d0
 class LLMGenerator:
     "Profiles and instructions from an LLM (`personalwab.llm`), with template fallback when output does not parse."
     name = "llm"
@@ -469,10 +493,12 @@ def _product_record(p: dict, file: str = "metadata") -> Product:
     keep = {k: v for k, v in p.items() if k not in ("images", "videos", "bought_together")}
     return parse(Product, keep, file, p.get("parent_asin", "?"))
 
+# %% ../nbs/04_build.ipynb #d6d67b29
 def _review_record(r: dict) -> Review:
     return parse(Review, {k: r[k] for k in ("rating", "title", "text", "parent_asin", "timestamp") if k in r} | {"title": r.get("title") or ""},
                  "reviews", f"{r.get('user_id')}/{r.get('parent_asin')}")
 
+# %% ../nbs/04_build.ipynb #02361250
 def make_generator(generator: str | Generator = "template", **kw) -> Generator:
     "A generator by name (`'template'`, `'llm'` or `'llm:<spec>'`) or the object itself."
     if not isinstance(generator, str): return generator
@@ -480,6 +506,7 @@ def make_generator(generator: str | Generator = "template", **kw) -> Generator:
     if generator == "llm" or generator.startswith("llm:"): return LLMGenerator(generator.partition(":")[2] or DEFAULT_LLM, **kw)
     raise ValueError(f"unknown generator {generator!r}; use 'template', 'llm' or 'llm:<spec>'")
 
+# %% ../nbs/04_build.ipynb #3db45b1c
 def build_benchmark(raw: RawData, generator: str | Generator = "template", seed: int = 0, n_users: int | None = None,
                     min_behaviours: int = 10, split: tuple[float, float, float] = (.8, .1, .1), catalog: str = "all",
                     name: str = "built", progress: bool = True) -> Benchmark:

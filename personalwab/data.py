@@ -23,6 +23,7 @@ def default_benchmark(progress: bool = True, **kw) -> Benchmark:
     raw = _generate.generate_raw(cfg, progress=progress)
     return _build.build_benchmark(raw, generator="template", seed=cfg.seed, name="default", progress=progress)
 
+# %% ../nbs/05_data.ipynb #bbaf96a9
 def cache_key(**kw) -> str:
     "Hash of the generator and pipeline source, the generator's catalog file and the configuration: a new key rebuilds the cache."
     h = hashlib.sha256(json.dumps(DEFAULT | kw, sort_keys=True).encode())
@@ -35,10 +36,12 @@ def _official():
     from personalwab import official
     return official
 
+# %% ../nbs/05_data.ipynb #b74d87e7
 def default_dir(**kw) -> Path:
     "Where the default benchmark is cached (official format)."
     return data_dir()/"generated"/f"default-{cache_key(**kw)}"
 
+# %% ../nbs/05_data.ipynb #91b76874
 def cached_default(progress: bool = True, rebuild: bool = False, **kw) -> Benchmark:
     "The default benchmark from its cache, building and caching it first if needed."
     d = default_dir(**kw); d.parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +63,7 @@ _MEMO: dict[str, Benchmark] = {}
 def _is_official(d: Path) -> bool:
     return d.is_dir() and (d/"user_instructions.json").exists()
 
+# %% ../nbs/05_data.ipynb #2213a0ec
 def load_benchmark(source: str | Path | None = None, progress: bool = True) -> Benchmark:
     "The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an official-format directory. Memoised."
     key = "default" if source in (None, "default") else "tiny" if source == "tiny" else str(Path(source).expanduser().resolve())

@@ -49,6 +49,7 @@ class PType:
     aspects: list[str] = field(default_factory=list)  # what reviews talk about
     use: list[str] = field(default_factory=list)   # where/what for ("at the gym")
 
+# %% ../nbs/03_generate.ipynb #0e6b68df
 @dataclass
 class Category:
     "A top-level category with its Amazon main_category string, stores and types."
@@ -70,6 +71,7 @@ def _shown(x) -> str:
     s = json.dumps(x, ensure_ascii=False)
     return s if len(s) <= 60 else s[:57] + "..."
 
+# %% ../nbs/03_generate.ipynb #ff3f6a2b
 @dataclass
 class _Reader:
     "Checks the objects of the catalog file `path`: every failure is one `ValueError` line naming the file and the field."
@@ -88,7 +90,11 @@ class _Reader:
 
 # %% ../nbs/03_generate.ipynb #6169f7da
 def _is_num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+# %% ../nbs/03_generate.ipynb #873e39ab
 def _is_text(x) -> bool: return isinstance(x, str) and bool(x.strip())
+
+# %% ../nbs/03_generate.ipynb #07925917
 def _is_texts(x) -> bool: return isinstance(x, list) and all(map(_is_text, x))
 
 _TEXT, _TEXTS = (_is_text, "a non-empty string"), (_is_texts, "a list of non-empty strings")
@@ -173,6 +179,7 @@ class Rng(random.Random):
     def code(self, n: int, alphabet: str = _ALNUM) -> str:
         return "".join(self.choice(alphabet) for _ in range(n))
 
+# %% ../nbs/03_generate.ipynb #a419f3a4
 def _unique(rng: Rng, make, seen: set) -> str:
     while (x := make()) in seen: pass
     seen.add(x); return x
@@ -195,11 +202,13 @@ class _Prod:
     tier: str
     pop: float
 
+# %% ../nbs/03_generate.ipynb #370705d5
 def _price(rng: Rng, t: PType, tier: str) -> float:
     lo, hi = t.price; k = TIERS.index(tier)
     a, b = lo + (hi - lo) * (k / 3) ** 1.6, lo + (hi - lo) * ((k + 1) / 3) ** 1.6   # convex: most products are cheap
     return round(math.floor(rng.uniform(a, b)) + rng.choice([.99, .99, .95, .49, .0]), 2)
 
+# %% ../nbs/03_generate.ipynb #dd128d35
 def _product(rng: Rng, asin: str, ci: int, t: PType, brand: str, quality: float, tier: str) -> _Prod:
     c = CATEGORIES[ci]
     vals = {k: rng.choice(v) for k, v in t.attrs.items()}
@@ -266,6 +275,7 @@ class _User:
     rating_bias: float
     n: int
 
+# %% ../nbs/03_generate.ipynb #96c78a19
 def make_user(rng: Rng, cfg: GenConfig, seen: set) -> _User:
     "Draw one user's latent preferences."
     uid = _unique(rng, lambda: "A" + rng.code(27), seen)
@@ -337,6 +347,7 @@ def _sentence(s: str, excl: bool) -> str:
     s = s[0].upper() + s[1:]
     return s + ("!" if excl else ".")
 
+# %% ../nbs/03_generate.ipynb #21797677
 def review_text(rng: Rng, u: _User, p: _Prod, rating: int) -> tuple[str, str]:
     "(title, text) of user `u`'s review of product `p` with star `rating`."
     c, t = CATEGORIES[p.cat], TYPES[p.type][1]
@@ -377,10 +388,12 @@ class _Index:
                 self.by.setdefault(k, []).append(p)
     def get(self, *k) -> list[_Prod]: return self.by.get(tuple(k), [])
 
+# %% ../nbs/03_generate.ipynb #6e709658
 def _choose(rng: Rng, cands: list[_Prod], bought: set) -> _Prod | None:
     cands = [p for p in cands if p.meta["parent_asin"] not in bought]
     return rng.pick(cands, [p.pop for p in cands]) if cands else None
 
+# %% ../nbs/03_generate.ipynb #f67982bf
 def _next_product(rng: Rng, cfg: GenConfig, u: _User, prev: _Prod | None, idx: _Index, bought: set) -> tuple[_Prod, bool]:
     acc = TYPES[prev.type][1].acc if prev else []
     is_acc = bool(acc) and rng.random() < cfg.p_accessory
@@ -397,8 +410,10 @@ def _next_product(rng: Rng, cfg: GenConfig, u: _User, prev: _Prod | None, idx: _
         if (p := _choose(rng, idx.get(*key), bought)): return p, is_acc
     return _choose(rng, idx.all, bought), is_acc     # the user has bought every product of this type
 
+# %% ../nbs/03_generate.ipynb #78326aa1
 def _ts(s: str) -> int: return int(datetime.fromisoformat(s).replace(tzinfo=timezone.utc).timestamp() * 1000)
 
+# %% ../nbs/03_generate.ipynb #3e16d0ca
 def simulate_user(rng: Rng, cfg: GenConfig, u: _User, idx: _Index) -> list[dict]:
     "The user's time-ordered review records (Amazon Reviews 2023 format)."
     t0, t1 = _ts(cfg.start), _ts(cfg.end)
@@ -431,6 +446,7 @@ class RawData:
 
     def __repr__(self): return f"RawData({len(self.products)} products, {len(self.reviews)} reviews, {len({r['user_id'] for r in self.reviews})} users)"
 
+# %% ../nbs/03_generate.ipynb #1c9cc3b1
 def generate_raw(cfg: GenConfig | None = None, progress: bool = False, **kw) -> RawData:
     "Generate raw Amazon Reviews 2023-format data for `cfg` (default `GenConfig()`; keywords override fields)."
     cfg = GenConfig(**kw) if cfg is None else GenConfig(**(asdict(cfg) | kw)) if kw else cfg
@@ -452,12 +468,14 @@ CATEGORY_FILE = {c.main_category: c.name.replace(" ", "_").replace(",", "") for 
 
 def _dumps(x) -> str: return json.dumps(x, ensure_ascii=False, separators=(", ", ": "))
 
+# %% ../nbs/03_generate.ipynb #811a4dcc
 def _atomic_write(path: Path, lines: Iterable[str]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         for line in lines: f.write(line + "\n")
     os.replace(tmp, path)
 
+# %% ../nbs/03_generate.ipynb #530941ad
 def write_raw(raw: RawData, out_dir: str | Path) -> list[Path]:
     "Write `raw` as Amazon Reviews 2023 JSONL files, one `meta_<Category>.jsonl` and `<Category>.jsonl` per category."
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
@@ -468,6 +486,7 @@ def write_raw(raw: RawData, out_dir: str | Path) -> list[Path]:
         files.append(out/f"{name}.jsonl"); _atomic_write(files[-1], (_dumps(r) for r in raw.reviews if cat_of.get(r["parent_asin"]) == name))
     return files
 
+# %% ../nbs/03_generate.ipynb #d3b7ac9b
 def file_digest(paths: Iterable[str | Path]) -> str:
     "One SHA-256 over the bytes of `paths` (sorted by name): equal digests mean identical files."
     h = hashlib.sha256()

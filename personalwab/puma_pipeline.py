@@ -45,6 +45,7 @@ class _Cfg(BaseModel):
         if getattr(self, "lora_dropout", 0) >= 1: raise ValueError(f"lora_dropout must be < 1, got {self.lora_dropout!r}")
         return self
 
+# %% ../nbs/52_puma_pipeline.ipynb #478f9bb6
 class PrepareCfg(_Cfg):
     "Data preparation (see `puma_data.prepare_data`)."
     split: str = "train"
@@ -57,6 +58,7 @@ class PrepareCfg(_Cfg):
     max_completion_tokens: int = 256
     rec_max_items: int = 30
 
+# %% ../nbs/52_puma_pipeline.ipynb #b54e7968
 class TrainCfg(_Cfg):
     "Trainer and LoRA settings shared by SFT and DPO: the fields and defaults of `puma_train.TrainParams` but the seed (a test keeps them equal)."
     learning_rate: float = 3e-4
@@ -76,10 +78,12 @@ class TrainCfg(_Cfg):
     def params(self, seed: int) -> T.TrainParams:
         return T.TrainParams(**self.model_dump(exclude={"kinds", "beta"}), seed=seed)
 
+# %% ../nbs/52_puma_pipeline.ipynb #66077cde
 class SFTCfg(TrainCfg):
     "LoRA SFT on function and/or parameter examples."
     kinds: list[str] = ["function", "param"]
 
+# %% ../nbs/52_puma_pipeline.ipynb #de586e67
 class CandidatesCfg(_Cfg):
     "Candidate generation from the merged SFT model and scoring in the environment."
     limit: int | None = None          # instructions to generate for (None: every parameter example)
@@ -91,11 +95,13 @@ class CandidatesCfg(_Cfg):
     batch_size: int = 4
     min_margin: float = 0.0           # pairs need best - worst > min_margin (ties always dropped)
 
+# %% ../nbs/52_puma_pipeline.ipynb #37cf2886
 class DPOCfg(TrainCfg):
     "DPO with a fresh LoRA on the merged SFT model (reference = the SFT model)."
     learning_rate: float = 5e-5
     beta: float = 0.1
 
+# %% ../nbs/52_puma_pipeline.ipynb #964917e7
 class MergeCfg(_Cfg):
     "Settings of the merge stage: the dtype of the final model (the SFT model with the DPO adapter merged in)."
     dtype: str = "float32"
@@ -132,6 +138,7 @@ def _set(d: dict, dotted: str, value: Any) -> None:
     for p in path: d = d.setdefault(p, {})
     d[last] = value
 
+# %% ../nbs/52_puma_pipeline.ipynb #ec713d6a
 def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> PumaConfig:
     "A `PumaConfig` from a YAML file (None: defaults) with `a.b=value` overrides; errors name the file and key."
     raw = {}
@@ -148,10 +155,12 @@ def _shared(cfg: PumaConfig) -> dict:
     return {"data": cfg.data, "base_model": cfg.base_model, "seed": cfg.seed,
             "tiny_warmup_steps": cfg.tiny_warmup_steps if cfg.base_model == "tiny" else None}
 
+# %% ../nbs/52_puma_pipeline.ipynb #e1fef3bb
 def _record(cfg: PumaConfig, stage: str) -> dict | None:
     f = cfg.dir(stage)/"DONE.json"
     return json.loads(f.read_text()) if f.exists() else None
 
+# %% ../nbs/52_puma_pipeline.ipynb #126a1e27
 def stage_hash(cfg: PumaConfig, stage: str) -> str:
     "Hash of `stage`'s settings, the shared keys and the recorded hash of the stage before it."
     i = STAGES.index(stage)
@@ -159,6 +168,7 @@ def stage_hash(cfg: PumaConfig, stage: str) -> str:
     blob = json.dumps([prev, _shared(cfg), getattr(cfg, stage).model_dump()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+# %% ../nbs/52_puma_pipeline.ipynb #a7b01547
 def stage_done(cfg: PumaConfig, stage: str) -> dict | None:
     "The DONE record of `stage` if it finished with the current settings and inputs, else None."
     d = _record(cfg, stage)
@@ -170,6 +180,7 @@ def benchmark(cfg: PumaConfig) -> Benchmark:
     from personalwab.data import load_benchmark
     return load_benchmark(cfg.data, progress=False)
 
+# %% ../nbs/52_puma_pipeline.ipynb #9c05704f
 def sample_split(b: Benchmark, split: str, limit: int | None, seed: int) -> list[Task]:
     "A seeded random subset of a split (all of it when `limit` is None), in split order."
     ts = b.split(split)
@@ -177,6 +188,7 @@ def sample_split(b: Benchmark, split: str, limit: int | None, seed: int) -> list
     keep = set(random.Random(seed).sample(range(len(ts)), limit))
     return [t for i, t in enumerate(ts) if i in keep]
 
+# %% ../nbs/52_puma_pipeline.ipynb #2cbd3e79
 def benchmark_corpus(b: Benchmark, split: str = "train") -> list[str]:
     "Raw text of a benchmark (instructions, titles, reviews, function names) for the tiny model's tokenizer and warm-up."
     from personalwab.memory import taskspecific_record
@@ -186,6 +198,7 @@ def benchmark_corpus(b: Benchmark, split: str = "train") -> list[str]:
         lines += [taskspecific_record(x, ty) for x in b.history_before(t.user_id, t.timestamp)[-5:] for ty in ("search", "recommend", "review")]
     return lines
 
+# %% ../nbs/52_puma_pipeline.ipynb #3a027745
 def base_model_path(cfg: PumaConfig) -> str:
     "The local checkpoint of `cfg.base_model` ('tiny' is built from the benchmark's text, cached)."
     if cfg.base_model == "tiny": return str(T.tiny_base_model(benchmark_corpus(benchmark(cfg)), warmup_steps=cfg.tiny_warmup_steps, seed=cfg.seed))
@@ -204,6 +217,7 @@ def run_prepare(cfg: PumaConfig) -> dict:
                        task_ids=[t.id for t in tasks], function_task_ids=[t.id for t in fn_tasks])
     return {"counts": rep.counts, "skipped": rep.skipped, "max_tokens": rep.max_tokens}
 
+# %% ../nbs/52_puma_pipeline.ipynb #8ff1f3a8
 def run_sft(cfg: PumaConfig) -> dict:
     "Stage `sft`: LoRA supervised fine-tuning of the base model on the prepared data; returns the trainer's report."
     data = [cfg.dir("prepare")/f"{k}.jsonl" for k in cfg.sft.kinds]
@@ -231,10 +245,12 @@ def run_candidates(cfg: PumaConfig) -> dict:
                "best_mean": sum(max(r["scores"], default=0) for r in scored) / max(len(scored), 1)}
     write_json(d/"counts.json", counts); return counts
 
+# %% ../nbs/52_puma_pipeline.ipynb #e64595dc
 def run_dpo(cfg: PumaConfig) -> dict:
     "Stage `dpo`: direct preference optimisation of the SFT model on the candidate pairs; returns the trainer's report."
     return T.dpo_train(cfg.dir("sft")/"merged", cfg.dir("candidates")/"dpo.jsonl", cfg.dir("dpo"), cfg.dpo.params(cfg.seed), beta=cfg.dpo.beta)
 
+# %% ../nbs/52_puma_pipeline.ipynb #b799af3e
 def run_merge(cfg: PumaConfig) -> dict:
     "Stage `merge`: merge the DPO adapter into the SFT model; returns the final model's LLM spec."
     out = T.merge_adapter(cfg.dir("sft")/"merged", cfg.dir("dpo")/"adapter", cfg.final_model, cfg.merge.dtype)
@@ -249,6 +265,7 @@ def _shown_value(v):
     pre, rest = ("hf:", v[3:]) if v.startswith("hf:") else ("", v)
     return pre + shown_path(rest) if os.path.isabs(rest) else v
 
+# %% ../nbs/52_puma_pipeline.ipynb #6b66cd15
 def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> dict:
     "Run one stage unless it is done with this config; returns its metrics."
     if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)} or 'all'")
@@ -272,6 +289,7 @@ def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> di
     log(f"[puma] {stage}: finished in {wall:.0f}s: {json.dumps(shown)[:300]}")
     return m
 
+# %% ../nbs/52_puma_pipeline.ipynb #aabbbd2e
 def run_pipeline(cfg: PumaConfig, stages: tuple[str, ...] = STAGES, force: bool = False, log=print) -> dict[str, dict]:
     "Run `stages` in order (finished ones are skipped); returns metrics per stage."
     return {s: run_stage(cfg, s, force, log) for s in stages}
@@ -283,6 +301,7 @@ def puma_cli(stage: str, config: str | None = None, set: list[str] | None = None
     if stage == "all": return run_pipeline(cfg, force=force)
     return {stage: run_stage(cfg, stage, force)}
 
+# %% ../nbs/52_puma_pipeline.ipynb #75a7d7e2
 def _main(argv: list[str] | None = None) -> None:
     import argparse
     ap = argparse.ArgumentParser(prog="python -m personalwab.puma_pipeline", description="PUMA training stages")

@@ -68,6 +68,7 @@ def tiny_base_model(corpus: list[str] | None = None, vocab_size: int = 1024, hid
     m.save_pretrained(tmp); tok.save_pretrained(tmp)
     shutil.rmtree(out, ignore_errors=True); os.replace(tmp, out); return out
 
+# %% ../nbs/51_puma_train.ipynb #731c16c0
 def _lm_warmup(m, tok, corpus, steps, seed, bs=16, lr=3e-3, max_length=128):
     "Full-parameter next-token training on corpus lines, so the tiny model is 'pretrained' on the domain's text."
     g = torch.Generator().manual_seed(seed); opt = torch.optim.AdamW(m.parameters(), lr=lr); m.train()
@@ -84,6 +85,7 @@ def smollm2_checkpoint() -> Path:
     from personalwab.llm_hf import smollm2_path
     return Path(smollm2_path())
 
+# %% ../nbs/51_puma_train.ipynb #c15f4c96
 def resolve_model(spec: str | Path) -> str:
     "A local checkpoint folder for a model spec: 'smollm2', 'tiny', 'hf:<path>' or a path."
     s = str(spec)
@@ -112,11 +114,13 @@ class TrainParams:
     logging_steps: int = 5
     seed: int = 0
 
+# %% ../nbs/51_puma_train.ipynb #8c91a5dc
 def lora_config(p: TrainParams):
     "LoRA as in the original (r 16, alpha 32, dropout 0) on all linear layers."
     from peft import LoraConfig
     return LoraConfig(r=p.lora_r, lora_alpha=p.lora_alpha, lora_dropout=p.lora_dropout, target_modules="all-linear", task_type="CAUSAL_LM")
 
+# %% ../nbs/51_puma_train.ipynb #328e64bd
 def trainer_kwargs(p: TrainParams, out_dir: str | Path) -> dict:
     "Arguments common to SFTConfig and DPOConfig."
     gpu = torch.cuda.is_available()
@@ -149,6 +153,7 @@ def sft_rows(paths: Iterable[str | Path]) -> list[dict]:
     if not rows: raise ValueError(f"no SFT rows in {list(map(str, paths))}")
     return rows
 
+# %% ../nbs/51_puma_train.ipynb #c4d5c921
 def _is_main() -> bool:
     return int(os.environ.get("RANK", "0")) == 0
 
@@ -190,6 +195,7 @@ def load_for_generation(path: str | Path):
     m = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16 if dev == "cuda" else torch.float32).to(dev).eval()
     return tok, m
 
+# %% ../nbs/51_puma_train.ipynb #d3d3172e
 def generate(model, tok, prompts: list[list[dict]], n: int = 1, temperature: float = 0.0, top_k: int = 50,
              num_beams: int = 1, max_new_tokens: int = 64, batch_size: int = 8, seed: int = 0, progress: bool = False) -> list[list[str]]:
     "`n` completions per chat prompt: greedy (temperature 0), sampling, or beam search (`num_beams`, n returned)."
@@ -223,6 +229,7 @@ def batch_seed(seed: int, ids: list[str]) -> int:
     "A sampling seed for a batch, from the pipeline seed and its examples' ids (never from its position)."
     return int.from_bytes(hashlib.sha256(json.dumps([seed, ids]).encode()).digest()[:4], "big") >> 1
 
+# %% ../nbs/51_puma_train.ipynb #6b7264ff
 def generate_candidates(model: str | Path, examples: list[Example], out: str | Path, n_sample: int = 10,
                         temperature: float = 1.5, top_k: int = 50, num_beams: int = 10, max_new_tokens: int = 64,
                         batch_size: int = 4, seed: int = 0, progress: bool = True) -> list[dict]:
