@@ -18,6 +18,7 @@ activations quantised on the fly; nothing else changes). Printed:
 Nothing here is used by the tables; the result decides whether int8 is offered as an option.
 """
 import argparse, copy, os, statistics, time, warnings
+from bench_llm_path import model_rates   # the same prefill/decode measurement as the LLM-path benchmark
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -28,19 +29,6 @@ def quantised(model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # torch deprecates quantised tensor constructors; the path still works in 2.13
         return quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
-
-
-def rates(model, prompt_len=1024, decode=32):
-    import torch
-    ids = torch.randint(100, 20000, (1, prompt_len), generator=torch.Generator().manual_seed(0))
-    with torch.inference_mode():
-        t0 = time.perf_counter(); out = model(ids, use_cache=True); tp = time.perf_counter() - t0
-        past, nxt = out.past_key_values, out.logits[:, -1:].argmax(-1)
-        t0 = time.perf_counter()
-        for _ in range(decode):
-            o = model(nxt, past_key_values=past, use_cache=True); past, nxt = o.past_key_values, o.logits[:, -1:].argmax(-1)
-        td = time.perf_counter() - t0
-    return prompt_len / tp, decode / td
 
 
 def prompts(n: int) -> list[str]:
@@ -82,7 +70,7 @@ def main():
     with torch.inference_mode(): [m(torch.tensor([[1, 2, 3]])) for m in models.values()]   # warm-up
     r = {k: [] for k in models}
     for i in range(a.reps):
-        for k in (["fp32", "int8"] if i % 2 == 0 else ["int8", "fp32"]): r[k].append(rates(models[k]))
+        for k in (["fp32", "int8"] if i % 2 == 0 else ["int8", "fp32"]): r[k].append(model_rates(models[k]))
     print(f"threads {a.threads}; SmolLM2-135M-Instruct; medians of {a.reps} alternating repetitions")
     med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for k, v in r.items()}
     for k, (p, d) in med.items(): print(f"  {k}: prefill {p:8.0f} tok/s   decode {d:6.1f} tok/s")

@@ -41,13 +41,10 @@ def run_task(method, llm, b, task, track, max_steps, max_tokens):
     return time.perf_counter() - t0, episode_stats(ep)
 
 
-def rates(threads: int, prompt_len: int = 1024, decode: int = 32) -> tuple[float, float]:
-    "(prefill, decode) tokens/s of SmolLM2 at `threads` threads: one forward of `prompt_len` tokens, then `decode` greedy steps."
+def model_rates(model, prompt_len: int = 1024, decode: int = 32) -> tuple[float, float]:
+    "(prefill, decode) tokens/s of `model` at the current torch threads: one forward of `prompt_len` tokens, then `decode` greedy steps."
     import torch
-    from personalwab.llm_hf import load_model, smollm2_path
-    model, tok, _ = load_model(smollm2_path())
-    torch.set_num_threads(threads)
-    ids = torch.randint(100, 20000, (1, prompt_len))
+    ids = torch.randint(100, 20000, (1, prompt_len), generator=torch.Generator().manual_seed(0))
     with torch.inference_mode():
         model(ids[:, :64])  # warm-up
         t0 = time.perf_counter(); out = model(ids, use_cache=True); tp = time.perf_counter() - t0
@@ -57,6 +54,15 @@ def rates(threads: int, prompt_len: int = 1024, decode: int = 32) -> tuple[float
             o = model(nxt, past_key_values=past, use_cache=True); past, nxt = o.past_key_values, o.logits[:, -1:].argmax(-1)
         td = time.perf_counter() - t0
     return prompt_len / tp, decode / td
+
+
+def rates(threads: int, prompt_len: int = 1024, decode: int = 32) -> tuple[float, float]:
+    "(prefill, decode) tokens/s of SmolLM2 at `threads` threads (`model_rates` of the offline model)."
+    import torch
+    from personalwab.llm_hf import load_model, smollm2_path
+    model, tok, _ = load_model(smollm2_path())
+    torch.set_num_threads(threads)
+    return model_rates(model, prompt_len, decode)
 
 
 def main():
