@@ -1,5 +1,5 @@
 # personalwab — the two commands a new user needs:
-#   make reproduce   reproduce the paper's tables and figures on the embedded default benchmark
+#   make reproduce   reproduce the paper's tables and figures on the embedded default benchmark (into runs/reproduce/)
 #   make test        run the whole test suite (ends with pytest's summary line)
 # Both create .venv and install what is missing first (idempotent; a no-op when up to date).
 SHELL := /bin/bash
@@ -18,7 +18,7 @@ export OMP_WAIT_POLICY := PASSIVE
 # tqdm.auto's notice in kernels without ipywidgets; the library sets no warning filter on import (only the CLI's main does)
 export PYTHONWARNINGS := ignore:IProgress not found
 
-.PHONY: all install test reproduce smoke docs export clean-nbs check-sync browser distclean
+.PHONY: all install test reproduce publish smoke docs export clean-nbs check-sync browser distclean
 
 all: test
 
@@ -56,6 +56,11 @@ test: $(STAMP) browser
 
 reproduce: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile $(PROFILE)
+
+# Maintainers: the default profile executed in place, rewriting the committed nbs/paper/ reports and figures/
+# (from a fresh clone with empty PERSONALWAB_CACHE and no runs/, after the last change that affects outputs).
+publish: $(STAMP)
+	$(BIN)/python tools/reproduce.py --profile default --publish
 
 smoke: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile smoke

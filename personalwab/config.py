@@ -81,9 +81,10 @@ def offline(force: bool = False) -> None:
 # %% ../nbs/00_config.ipynb #92693549
 @contextmanager
 def torch_threads(n: int | None):
-    "Run the block with `n` torch intra-op threads (None or 0: leave the setting alone), then restore the caller's."
+    "Run the block with `n` torch intra-op threads (None or 0: leave the setting alone, and torch unimported), then restore the caller's."
+    if not n: yield; return
     import torch
     old = torch.get_num_threads()
-    if n: torch.set_num_threads(n)
+    torch.set_num_threads(n)
     try: yield
     finally: torch.set_num_threads(old)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_llm_hf.ipynb #17dae5db
 from __future__ import annotations
-import hashlib, importlib.util, json, os, random, threading, time
+import contextlib, hashlib, importlib.util, json, os, random, threading, time
 from pathlib import Path
 from typing import Any
 from .config import cache_dir, offline
@@ -13,8 +13,9 @@ from .llm_cache import build_once
 from .toolcalls import with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint, CallComplete, call_text
 
 # %% auto #0
-__all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'quiet_transformers', 'smollm2_gguf', 'smollm2_path',
-           'tiny_model_path', 'load_model', 'PrefixCache', 'context_window_of', 'HFLLM', 'smollm2', 'tiny']
+__all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'TOKENIZE_LOCK', 'quiet_transformers', 'smollm2_gguf',
+           'smollm2_path', 'tiny_model_path', 'load_model', 'PrefixCache', 'context_window_of', 'sampling_lock',
+           'HFLLM', 'smollm2', 'tiny']
 
 # %% ../nbs/13_llm_hf.ipynb #9fccfa68
 import torch
@@ -231,6 +232,14 @@ def context_window_of(config, tokenizer=None) -> int | None:
     sane = [int(v) for v in vals if isinstance(v, int) and 0 < v <= 10_000_000]  # tokenizers say 1e30 when they do not know
     return min(sane) if sane else None
 
+# %% ../nbs/13_llm_hf.ipynb #4f16d6df
+TOKENIZE_LOCK = threading.Lock()   # fast tokenizers change padding/truncation state in place: one encode at a time
+
+def sampling_lock(lock: threading.Lock, p: dict):
+    "`lock` for a call that samples (it seeds and draws from torch's global generator); no lock for greedy and beam search."
+    return lock if p["temperature"] > 0 and p["num_beams"] == 1 else contextlib.nullcontext()
+
+
 # %% ../nbs/13_llm_hf.ipynb #7d0dc744
 class HFLLM(LLM):
     "A local transformers causal LM served through the `LLM` interface."
@@ -260,7 +269,8 @@ class HFLLM(LLM):
 
     def count_tokens(self, text: str) -> int:
         "Exact token count of `text` under the model's tokenizer."
-        return len(self.load()[1](text, add_special_tokens=False)["input_ids"])
+        tok = self.load()[1]
+        with TOKENIZE_LOCK: return len(tok(text, add_special_tokens=False)["input_ids"])
 
     def prompt_tokens(self, messages: list[dict], tools: list[dict] | None = None) -> int:
         "Exact token count of the prompt `chat` would build (chat template, tools rendered in, generation prompt)."
@@ -308,11 +318,11 @@ class HFLLM(LLM):
         "One conversation, one answer, reusing the longest cached prefix of its prompt."
         model, tok, lock = self.load()
         text = tok.apply_chat_template(self._prepare(conv, tools), add_generation_prompt=True, tokenize=False)
-        ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
+        with TOKENIZE_LOCK: ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
         L = ids.shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
-        with lock:
-            torch.manual_seed(p["seed"])
+        with sampling_lock(lock, p):
+            if p["temperature"] > 0: torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
@@ -327,12 +337,12 @@ class HFLLM(LLM):
         model, tok, lock = self.load()
         n, beams, T = p["n"], p["num_beams"], p["temperature"]
         texts = [tok.apply_chat_template(self._prepare(m, tools), add_generation_prompt=True, tokenize=False) for m in convs]
-        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        with TOKENIZE_LOCK: enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         L = enc["input_ids"].shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
         per = n if (beams > 1 or T > 0) else 1  # rows per conversation in the output
-        with lock:
-            torch.manual_seed(p["seed"])
+        with sampling_lock(lock, p):
+            if T > 0 and beams == 1: torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             with torch.inference_mode(): seqs = model.generate(**enc, **kw)
             dt = time.perf_counter() - t0

@@ -64,11 +64,11 @@ def machine() -> str:
     return f"{e['cpu']} ({e['cpu_count']} cores{gpu}), {platform.system()} {platform.machine()}"
 
 # %% ../nbs/61_report.ipynb #d2bb7c25
-REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make reproduce` itself rewrites
+REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make publish` itself rewrites
 
 def commit(root=None) -> str:
     """Short commit of the checkout, `+dirty` when tracked code or data has uncommitted changes. Changes to the
-    reproduction's own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make reproduce` rewrites them."""
+    reproduction's own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make publish` rewrites them."""
     from personalwab.runner import git_state
     g = git_state(root, ignore=REPRODUCTION_OUTPUTS)
     return f"{(g['commit'] or 'unknown')[:10]}{'+dirty' if g['dirty'] else ''}"

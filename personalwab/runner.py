@@ -4,14 +4,15 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, functools, json, random, shlex, signal, threading, time, warnings
+import contextlib, dataclasses, functools, json, os, random, shlex, signal, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 # %% auto #0
 __all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
-           'RunResult', 'RunLocked', 'Terminated', 'RunInterrupted', 'check_names', 'run', 'stop_on_sigterm']
+           'RunResult', 'RunLocked', 'Terminated', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run',
+           'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")        # tqdm.auto warns when ipywidgets is absent, then uses text bars
     from tqdm.auto import tqdm
-from .config import repo_root, runs_dir
+from .config import repo_root, runs_dir, torch_threads
 from .protocol import protocol_info
 from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
 from .llm_cache import encodable
@@ -201,6 +202,14 @@ def check_names(cfg: RunConfig) -> None:
 def _done(path: Path, keys: set) -> int:
     return sum((r["task_id"], r.get("trial", 0)) in keys for r in latest_records(read_jsonl(path)) if r.get("status") == "ok")
 
+# %% ../nbs/30_runner.ipynb #e096d79f
+def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
+    "Torch intra-op threads for each of `workers` worker threads on `cores` cores (default: this process's); None for one worker (torch's own setting)."
+    if workers <= 1: return None
+    cores = cores or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return max(1, cores // workers)
+
+
 # %% ../nbs/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
@@ -240,7 +249,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
         bar.set_postfix(tally.postfix(), refresh=False)
-        with ResultWriter(path) as writer:
+        with ResultWriter(path) as writer, torch_threads(worker_torch_threads(cfg.workers)):
             pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
             try:
                 futs = [pool.submit(_solve_one, cfg, b, t, i, attempts.get((t.id, i), 0) + 1, local, af, ef, writer, t_run, built) for t, i in todo]

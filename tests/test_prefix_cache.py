@@ -57,3 +57,16 @@ def test_prefix_cache_gives_identical_answers(llms):
     assert s["hits"] >= s["lookups"] - 2 and s["reused_tokens"] > 2 * s["computed_tokens"], s
     reused = [u.reused_tokens for u in on.usage]
     assert all(r == 0 for r in (u.reused_tokens for u in off.usage)) and sum(reused) == s["reused_tokens"]
+
+
+def test_episodes_in_parallel_give_the_answers_of_one_after_another(llms):
+    "The runner's workers share one backend (greedy calls run concurrently, one torch thread each): same answers, token for token."
+    import concurrent.futures as cf
+    from personalwab.config import torch_threads
+    from personalwab.llm_hf import smollm2
+    off, _ = llms
+    alone = [agent_episode(off, turns) for turns in EPISODES]
+    shared = smollm2(cache=False)                       # prefix cache on, shared by the threads as in a run
+    with torch_threads(1), cf.ThreadPoolExecutor(len(EPISODES)) as ex:
+        together = list(ex.map(lambda turns: agent_episode(shared, turns), EPISODES))
+    assert together == alone

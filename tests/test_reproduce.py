@@ -80,3 +80,33 @@ def test_quick_profile_labels_its_tables_as_an_illustration(tmp_path):
     assert text.startswith("> **Illustration only**") and text.endswith("| method | acc |\n")
     assert (tmp_path/"table3_single_turn.csv").read_text() == "method,acc\n"
     assert "Illustration only" in (tmp_path/"README.md").read_text()
+
+def test_default_profile_writes_only_ignored_files():
+    "`make reproduce` leaves `git status` clean: its outputs go to an ignored folder; only `--publish` writes the tracked reports."
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    out = reproduce.default_out("default")
+    assert out == ROOT/"runs"/"reproduce"
+    for p in (out/"claims.md", out/"executed"/"table3_single_turn.ipynb", reproduce.default_out("quick")/"claims.md"):
+        r = subprocess.run(["git", "check-ignore", "-q", str(p.relative_to(ROOT))], cwd=ROOT)
+        assert r.returncode == 0, f"{p.relative_to(ROOT)} is not ignored by git"
+    assert reproduce.default_out("default", publish=True) == ROOT/"figures"
+    r = subprocess.run([sys.executable, str(ROOT/"tools"/"reproduce.py"), "--profile", "quick", "--publish"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "--publish goes with the default profile only" in r.stderr
+
+def test_claims_of_a_run_are_compared_with_the_committed_ones(tmp_path):
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    head = "id,source,claim,measure,paper,value,lo,hi,p,n,verdict\n"
+    (tmp_path/"old.csv").write_text(head + "T3.1,Table 3,a,m,0.4,0.0,0,0,1,4,inconclusive\n"
+                                           "T3.2,Table 3,b,m,0.05,-0.08,-0.25,0,0.6,12,inconclusive\n")
+    (tmp_path/"new.csv").write_text(head + "T3.1,Table 3,a,m,0.4,0.0,0,0,1,4,inconclusive\n"
+                                           "T3.2,Table 3,b,m,0.05,0.12,0.02,0.2,0.01,150,holds\n"
+                                           "T9.9,Figure 9,c,m,,0.1,0,0.2,0.3,10,inconclusive\n")
+    lines = reproduce.compare_claims(tmp_path/"new.csv", tmp_path/"old.csv")
+    assert lines[0] == "claims: 1 of 3 have the committed verdict, the others differ:", lines
+    assert lines[1] == "  T3.2: committed inconclusive, this run holds (difference +0.120, committed -0.080)"
+    assert lines[2] == "  T9.9: committed absent, this run inconclusive"
+    assert reproduce.compare_claims(tmp_path/"old.csv", tmp_path/"old.csv") == ["claims: 2 of 2 have the committed verdict"]
+    assert "missing" in reproduce.compare_claims(tmp_path/"none.csv", tmp_path/"old.csv")[0]

@@ -2,11 +2,15 @@
 
 Profiles:
   default  the README's `make reproduce`: the embedded default benchmark and the offline model,
-           with the task limits set in each notebook's `parameters` cell; executed notebooks are
-           written back in place (they are the readable reports the docs site shows) and tables
-           and figures go to figures/.
+           with the task limits set in each notebook's `parameters` cell. Executed notebooks go to
+           runs/reproduce/executed/ and tables and figures to runs/reproduce/ (ignored by git: a
+           reproduction never rewrites tracked files); at the end each claim's verdict is compared
+           with the committed figures/claims.csv.
+           With --publish (`make publish`, for maintainers) the same run executes the notebooks in
+           place (they are the readable reports the docs site shows) and writes figures/: that is
+           how the committed reports are made, from a fresh clone with empty caches.
   quick    an illustration in at most 20 minutes: the same notebooks and the same models with 3 tasks
-           per table (one per type), 3 multi-turn steps, 5 users in Figure 5 and a PUMA trained on 16
+           per table (one per type), replies capped at 128 tokens, 2 multi-turn steps, 5 users in Figure 5 and a PUMA trained on 16
            tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
            table there is labelled as an illustration: with one task per type nothing in it is evidence.
   smoke    CI's profile: the same notebooks with `smoke=True` (a handful of tasks), executed into
@@ -15,7 +19,7 @@ Profiles:
 Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
-Usage: python tools/reproduce.py [--profile default|quick|smoke] [--only NAME ...] [--out DIR]
+Usage: python tools/reproduce.py [--profile default|quick|smoke] [--publish] [--only NAME ...] [--out DIR]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -39,10 +43,14 @@ EXPECTED = {
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
 
 # The quick profile's parameters (a notebook takes the ones it has; papermill only notes the others).
-QUICK = {"limit": 3, "single_limit": 3, "multi_limit": 3, "limits": {"recmind": 3}, "max_steps": 3, "n_users": 5,
+# Decoding dominates a run on the CPU (a reply that runs to its cap costs ~20 s), so replies are capped at 128 tokens
+# instead of 256 and multi-turn episodes at 2 steps, and two episodes run at once (workers=2, one core each): this
+# profile shows that everything runs, not what the numbers are.
+QUICK = {"limit": 3, "single_limit": 3, "multi_limit": 3, "limits": {"recmind": 3}, "max_steps": 2, "n_users": 5, "workers": 2,
+         "agent_params": {"constrained": True, "context_margin": 0.6, "max_tokens": 128},
          "puma_config": "configs/puma/quick.yaml"}
-QUICK_LABEL = ("> **Illustration only** (`make reproduce PROFILE=quick`): 3 tasks per table, one of each type, and a PUMA "
-               "trained on 16 tasks. Nothing here is evidence for or against the paper; the default profile's tables are in figures/.\n\n")
+QUICK_LABEL = ("> **Illustration only** (`make reproduce PROFILE=quick`): 3 tasks per table, one of each type, replies "
+               "capped at 128 tokens, 2 multi-turn steps, and a PUMA trained on 16 tasks. Nothing here is evidence for or against the paper; the default profile's tables are in figures/.\n\n")
 
 def label_illustration(out: Path) -> int:
     "Put the quick profile's label on top of every Markdown table in `out` (once) and a README beside them; returns the tables labelled."
@@ -53,6 +61,31 @@ def label_illustration(out: Path) -> int:
         if not text.startswith(QUICK_LABEL): p.write_text(QUICK_LABEL + text); n += 1
     (out/"README.md").write_text(QUICK_LABEL + "Executed notebooks: executed/. Tables: *.md and *.csv; figures: *.png and *.svg.\n")
     return n
+
+def default_out(profile: str, publish: bool = False) -> Path:
+    "Where a profile writes its tables and figures when `--out` is not given (smoke: a fresh temporary folder)."
+    if profile == "smoke": return Path(tempfile.mkdtemp(prefix="pwab-smoke-"))
+    if profile == "quick": return ROOT/"runs"/"quick"
+    return ROOT/"figures" if publish else ROOT/"runs"/"reproduce"
+
+def compare_claims(new_csv: Path, committed_csv: Path) -> list[str]:
+    """Lines comparing each claim's verdict in a reproduction (`new_csv`) with the committed one (`committed_csv`):
+    a summary line, then one line per claim whose verdict differs or that only one of the two has."""
+    import pandas as pd
+    if not new_csv.exists(): return [f"no claims table in this run ({new_csv.name} missing): nothing to compare"]
+    if not committed_csv.exists(): return [f"no committed claims table ({committed_csv}) to compare with"]
+    new, old = (pd.read_csv(p, dtype=str).set_index("id") for p in (new_csv, committed_csv))
+    ids = list(dict.fromkeys([*old.index, *new.index]))
+    differ = [i for i in ids if i not in new.index or i not in old.index or new.at[i, "verdict"] != old.at[i, "verdict"]]
+    lines = [f"claims: {len(ids) - len(differ)} of {len(ids)} have the committed verdict" +
+             (", the others differ:" if differ else "")]
+    for i in differ:
+        before = old.at[i, "verdict"] if i in old.index else "absent"
+        after = new.at[i, "verdict"] if i in new.index else "absent"
+        value = f" (difference {float(new.at[i, 'value']):+.3f}, committed {float(old.at[i, 'value']):+.3f})" \
+            if i in new.index and i in old.index else ""
+        lines.append(f"  {i}: committed {before}, this run {after}{value}")
+    return lines
 
 def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
@@ -88,9 +121,13 @@ def noise(nb_path: Path) -> list[str]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
     ap.add_argument("--profile", choices=["default", "quick", "smoke"], default="default")
+    ap.add_argument("--publish", action="store_true", help="default profile only: execute the notebooks in place and write "
+                    "figures/ (the committed reports; run from a fresh clone with empty caches)")
     ap.add_argument("--only", nargs="*", help="substrings of notebook names to run")
-    ap.add_argument("--out", help="where tables/figures go (default: figures/ for default, runs/quick/ for quick, a temp dir for smoke)")
+    ap.add_argument("--out", help="where tables/figures go (default: runs/reproduce/ for default, figures/ with --publish, "
+                    "runs/quick/ for quick, a temp dir for smoke)")
     args = ap.parse_args(argv)
+    if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     import papermill as pm
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
                  # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
@@ -98,10 +135,9 @@ def main(argv=None) -> int:
                  "PYTHONWARNINGS": "ignore:IProgress not found", "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
     smoke, quick = args.profile == "smoke", args.profile == "quick"
-    out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="pwab-smoke-")) if smoke else
-                                           ROOT/"runs"/"quick" if quick else ROOT/"figures")
+    out = Path(args.out) if args.out else default_out(args.profile, args.publish)
     out.mkdir(parents=True, exist_ok=True)
-    executed_dir = out/"executed" if smoke or quick else None
+    executed_dir = None if args.publish else out/"executed"
     extra = QUICK if quick else {}
     have = {p.name for p in PAPER.glob("*.ipynb")}
     missing = [f"{what} -> nbs/paper/{nb}" for what, nb in EXPECTED.items() if nb not in have]
@@ -126,6 +162,9 @@ def main(argv=None) -> int:
     if quick: print(f"\nLabelled {label_illustration(out)} tables in {out} as an illustration (quick profile)")
     print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
     for p in sorted(out.glob("*.*")): print(f"  {p.name}")
+    if args.profile == "default" and not args.publish and (not args.only or any("claims" in o for o in args.only)):
+        print("\nThis run against the committed figures/ (figures/claims.csv):")
+        for line in compare_claims(out/"claims.csv", ROOT/"figures"/"claims.csv"): print("  " + line)
     if missing: print("\nNot reproduced yet (notebook missing):\n  " + "\n  ".join(missing))
     if failures: print(f"\nFAILED notebooks: {failures}"); return 1
     return 0
