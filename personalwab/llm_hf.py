@@ -14,8 +14,8 @@ from .toolcalls import with_tools, flatten_tool_messages, parse_tool_call, ToolC
 
 # %% auto #0
 __all__ = ['SMOLLM2_GGUF', 'CHATML', 'TINY_VERSION', 'DTYPES', 'TOKENIZE_LOCK', 'quiet_transformers', 'smollm2_gguf',
-           'smollm2_path', 'tiny_model_path', 'load_model', 'PrefixCache', 'context_window_of', 'sampling_lock',
-           'HFLLM', 'smollm2', 'tiny']
+           'smollm2_path', 'tiny_model_path', 'load_model', 'PrefixCache', 'context_window_of', 'samples',
+           'sampling_lock', 'HFLLM', 'smollm2', 'tiny']
 
 # %% ../nbs/13_llm_hf.ipynb #9fccfa68
 import torch
@@ -235,9 +235,13 @@ def context_window_of(config, tokenizer=None) -> int | None:
 # %% ../nbs/13_llm_hf.ipynb #4f16d6df
 TOKENIZE_LOCK = threading.Lock()   # fast tokenizers change padding/truncation state in place: one encode at a time
 
+def samples(p: dict) -> bool:
+    "Whether a call with generation parameters `p` samples (draws from torch's global generator); greedy and beam search do not."
+    return p["temperature"] > 0 and p["num_beams"] == 1
+
 def sampling_lock(lock: threading.Lock, p: dict):
     "`lock` for a call that samples (it seeds and draws from torch's global generator); no lock for greedy and beam search."
-    return lock if p["temperature"] > 0 and p["num_beams"] == 1 else contextlib.nullcontext()
+    return lock if samples(p) else contextlib.nullcontext()
 
 
 # %% ../nbs/13_llm_hf.ipynb #7d0dc744
@@ -322,7 +326,7 @@ class HFLLM(LLM):
         L = ids.shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
         with sampling_lock(lock, p):
-            if p["temperature"] > 0: torch.manual_seed(p["seed"])
+            if samples(p): torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
@@ -342,7 +346,7 @@ class HFLLM(LLM):
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
         per = n if (beams > 1 or T > 0) else 1  # rows per conversation in the output
         with sampling_lock(lock, p):
-            if T > 0 and beams == 1: torch.manual_seed(p["seed"])
+            if samples(p): torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             with torch.inference_mode(): seqs = model.generate(**enc, **kw)
             dt = time.perf_counter() - t0

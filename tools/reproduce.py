@@ -10,8 +10,8 @@ Profiles:
            place (they are the readable reports the docs site shows) and writes figures/: that is
            how the committed reports are made, from a fresh clone with empty caches.
   quick    an illustration in at most 20 minutes: the same notebooks and the same models with 3 tasks
-           per table (one per type), replies capped at 128 tokens, 2 multi-turn steps, 5 users in Figure 5 and a PUMA trained on 16
-           tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
+           per table (one per type), replies capped at 128 tokens, 2 multi-turn steps, two episodes at a
+           time, 5 users in Figure 5 and a PUMA trained on 16 tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
            table there is labelled as an illustration: with one task per type nothing in it is evidence.
   smoke    CI's profile: the same notebooks with `smoke=True` (a handful of tasks), executed into
            a scratch folder; figures/ is not touched.
