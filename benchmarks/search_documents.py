@@ -1,6 +1,7 @@
 """How much the search index's document template matters: the top-10 BM25 lists of every
 instruction of a benchmark over the catalog indexed with the original's document text
-(`personalwab.web_tools.product_document`, the memory prompt's product block) against the same
+(`personalwab.web_tools.product_document`, the memory prompt's product block without its `Product:`
+header line, which the original's index does not have) against the same
 catalog indexed with other templates.
 
 BM25 normalises term weights by document length, so label words that every document carries
@@ -27,9 +28,10 @@ def previous_template(p: Product) -> str:
                       f"- Details: {json.dumps(p.details, ensure_ascii=False)}", f"- Category: {p.main_category}"])
 
 TEMPLATES = {
-    "original (memory-prompt product block)": product_document,
+    "original (memory-prompt product block, no header)": product_document,
     "recommendation template (same values)": render_product,
     "product block without the word 'Main'": lambda p: product_document(p).replace("- Main Category:", "- Category:"),
+    "with a `Product:` header line (this package's index before v4)": lambda p: "Product:\n" + product_document(p),
     "previous template of this package": previous_template,
 }
 
@@ -47,8 +49,8 @@ def main(argv=None):
     ref = lists[next(iter(TEMPLATES))]
     print(f"{args.data}: {len(b.products)} products, {len(queries)} instructions as queries")
     for name, got in list(lists.items())[1:]:
-        top10 = sum(a == c for a, c in zip(ref, got)) / len(queries)
-        top1 = sum(a[:1] == c[:1] for a, c in zip(ref, got)) / len(queries)
-        print(f"original vs {name}: same top-10 {top10:.1%}, same top-1 {top1:.1%}")
+        top10, top1 = sum(a == c for a, c in zip(ref, got)), sum(a[:1] == c[:1] for a, c in zip(ref, got))
+        n = len(queries)
+        print(f"original vs {name}: same top-10 {top10}/{n} ({top10/n:.1%}), same top-1 {top1}/{n} ({top1/n:.1%})")
 
 if __name__ == "__main__": main()

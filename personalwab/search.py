@@ -28,7 +28,7 @@ def index_document(p: Product) -> str:
     return product_document(p)
 
 # %% ../nbs/20_search.ipynb #9f5d1183
-INDEX_VERSION = "3"   # bump when index_document, the analyser or the index layout changes
+INDEX_VERSION = "4"   # bump when index_document, the analyser or the index layout changes
 
 def catalog_hash(products: dict[str, Product]) -> str:
     "A 16-hex-digit hash of the indexed text of `products` (the index cache key)."

@@ -41,8 +41,8 @@ def render_product(p: Product, i: int | None = None) -> str:
 
 # %% ../nbs/22_web_tools.ipynb #87600ccb
 def product_document(p: Product) -> str:
-    "The search index text of `p`: the product block of the original's memory prompt."
-    return "Product:\n" + _lines(p, DOCUMENT_FIELDS)
+    "The search index text of `p`: the product block of the original's memory prompt, without its `Product:` header."
+    return _lines(p, DOCUMENT_FIELDS)
 
 # %% ../nbs/22_web_tools.ipynb #edc45275
 def search_result(document: str, i: int) -> str:
