@@ -11,12 +11,23 @@ from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['IDENTITY_FIELDS', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'parse_params', 'load_config_file', 'one_line']
+__all__ = ['IDENTITY_FIELDS', 'portable_model', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'parse_params',
+           'load_config_file', 'one_line']
 
 # %% ../nbs/27_runconfig.ipynb #8c8d211b
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from .config import runs_dir
+from .config import runs_dir, repo_root
 from .schema import Benchmark
+
+# %% ../nbs/27_runconfig.ipynb #e991015f
+def portable_model(spec: str) -> str:
+    "`spec` with a local model folder inside the runs folder (or the checkout) named relative to it: `hf:runs/...`."
+    if not isinstance(spec, str) or not spec.startswith("hf:"): return spec
+    p = Path(spec[3:])
+    if not p.is_absolute(): return spec
+    for root, prefix in ((runs_dir(), "runs"), (repo_root(), ".")):
+        if p.is_relative_to(root): return "hf:" + (Path(prefix)/p.relative_to(root)).as_posix().removeprefix("./")
+    return spec
 
 # %% ../nbs/27_runconfig.ipynb #339044e0
 IDENTITY_FIELDS = ("method", "track", "split", "agent_llm", "user_llm", "model_version", "temperature", "seed",
@@ -58,6 +69,8 @@ class RunConfig(BaseModel):
         d = self.model_dump(include=set(IDENTITY_FIELDS))
         if self.track == "single": d.pop("user_llm")
         if self.model_version is None: d.pop("model_version")   # runs of unversioned models keep the hashes they had
+        for k in ("agent_llm", "user_llm"):
+            if k in d: d[k] = portable_model(d[k])                # no machine path in a run's identity
         return d
 
     @property
