@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['VERDICTS', 'N_BOOT', 'Finding', 'bootstrap', 'summarise', 'paired', 'share', 'two_groups', 'transitions',
-           'transition_entropy', 'alternation', 'claims_frame', 'summary']
+__all__ = ['VERDICTS', 'N_BOOT', 'Z_POWER', 'Finding', 'bootstrap', 'summarise', 'detectable', 'paired', 'share', 'two_groups',
+           'transitions', 'transition_entropy', 'alternation', 'claims_frame', 'summary']
 
 # %% ../nbs/64_claims.ipynb #1e2e5353
 VERDICTS = ("holds", "reversed", "inconclusive", "not measured")
@@ -30,6 +30,7 @@ class Finding:
     hi: float
     p: float
     n: int                   # tasks (or episodes) the number rests on
+    mde: float = float("nan")  # the smallest difference this sample detects with 80% power (two-sided 5%)
 
     @property
     def verdict(self) -> str:
@@ -58,6 +59,13 @@ def summarise(value: float, samples: np.ndarray, alpha: float = .05) -> tuple[fl
     p = min(1.0, 2 * min((samples <= 0).mean(), (samples >= 0).mean()))
     return float(lo), float(hi), float(p)
 
+# %% ../nbs/64_claims.ipynb #cff77a02
+Z_POWER = 1.959964 + 0.841621   # z of 97.5% (two-sided 5%) + z of 80% (power)
+
+def detectable(samples: np.ndarray) -> float:
+    "The minimal detectable difference (80% power, two-sided 5%): 2.80 x the bootstrap standard error; NaN without samples."
+    return float(Z_POWER * np.std(samples, ddof=1)) if len(samples) > 1 else float("nan")
+
 # %% ../nbs/64_claims.ipynb #58bb5e68
 def _nan_finding(id, source, claim, measure, paper, n=0) -> Finding:
     return Finding(id, source, claim, measure, paper, float("nan"), float("nan"), float("nan"), float("nan"), n)
@@ -74,7 +82,8 @@ def paired(id: str, source: str, claim: str, a: pd.DataFrame | None, b: pd.DataF
     d = (m[f"{metric}_a"] - m[f"{metric}_b"]).astype(float).to_numpy() * (-1 if lower_is_better else 1)
     if len(d) < 2: return _nan_finding(id, source, claim, measure, paper, len(d))
     strata = m.type.to_numpy() if part == "overall" and m.type.value_counts().min() >= 2 else None
-    return Finding(id, source, claim, measure, paper, float(d.mean()), *summarise(d.mean(), bootstrap(d, strata=strata, seed=seed)), len(d))
+    s = bootstrap(d, strata=strata, seed=seed)
+    return Finding(id, source, claim, measure, paper, float(d.mean()), *summarise(d.mean(), s), len(d), detectable(s))
 
 # %% ../nbs/64_claims.ipynb #92c3badf
 def share(id: str, source: str, claim: str, indicator: Sequence[float], threshold: float = .5,
@@ -83,7 +92,8 @@ def share(id: str, source: str, claim: str, indicator: Sequence[float], threshol
     x = np.asarray(indicator, dtype=float)
     if len(x) < 2: return _nan_finding(id, source, claim, measure, paper, len(x))
     v = x.mean() - threshold
-    return Finding(id, source, claim, measure, paper, float(v), *summarise(v, bootstrap(x, seed=seed) - threshold), len(x))
+    s = bootstrap(x, seed=seed) - threshold
+    return Finding(id, source, claim, measure, paper, float(v), *summarise(v, s), len(x), detectable(s))
 
 # %% ../nbs/64_claims.ipynb #eaa0d5f6
 def two_groups(id: str, source: str, claim: str, x: Sequence, y: Sequence, stat: Callable[[list], float],
@@ -95,7 +105,7 @@ def two_groups(id: str, source: str, claim: str, x: Sequence, y: Sequence, stat:
     samples = np.array([stat([x[i] for i in rng.integers(0, len(x), len(x))]) - stat([y[i] for i in rng.integers(0, len(y), len(y))])
                         for _ in range(n_boot)])
     v = stat(x) - stat(y)
-    return Finding(id, source, claim, measure, paper, float(v), *summarise(v, samples), len(x) + len(y))
+    return Finding(id, source, claim, measure, paper, float(v), *summarise(v, samples), len(x) + len(y), detectable(samples))
 
 # %% ../nbs/64_claims.ipynb #d1dd9962
 def transitions(actions: list[str]) -> list[tuple[str, str]]:
@@ -118,7 +128,7 @@ def alternation(actions: list[str], pair: tuple[str, str] = ("search", "respond"
 
 # %% ../nbs/64_claims.ipynb #972dbfe1
 def claims_frame(findings: list[Finding]) -> pd.DataFrame:
-    "One row per finding: id, source, claim, measure, paper, value, lo, hi, p, n, verdict."
+    "One row per finding: id, source, claim, measure, paper, value, lo, hi, p, n, mde (minimal detectable difference), verdict."
     return pd.DataFrame([f.to_dict() for f in findings])
 
 # %% ../nbs/64_claims.ipynb #77911d3a

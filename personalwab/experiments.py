@@ -87,7 +87,7 @@ def with_limits(configs: dict, limits: dict | None) -> dict:
 # %% ../nbs/62_experiments.ipynb #60cc9da2
 PUMA_SMOKE_CONFIG = "configs/puma/tiny.yaml"
 PUMA_SMOKE_OVERRIDES = {"work_dir": "runs/puma/paper-smoke", "prepare.limit": 12, "sft.max_steps": 8, "candidates.limit": 4,
-                        "candidates.n_sample": 4, "candidates.num_beams": 4, "dpo.max_steps": 4, "tiny_warmup_steps": 30}
+                        "candidates.n_sample": 4, "candidates.num_beams": 4, "dpo.max_steps": 4, "tiny_warmup_steps": 30, "gate.limit": 3}
 
 def puma_config(config: str, overrides: dict | None = None, data: str = "default"):
     "The pipeline config of `config` (a YAML path relative to the repo) with `overrides`; its work_dir is shared with the CLI."

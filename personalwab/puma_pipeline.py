@@ -10,16 +10,16 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .config import repo_root, runs_dir, shown_path, torch_threads
-from .schema import Benchmark, Task
+from .schema import Benchmark, Task, TASK_TYPES
 from .puma_data import Example, prepare_data, read_jsonl, write_jsonl, write_json
 from . import puma_train as T
 from .config import DEFAULT_LLM
 
 # %% auto #0
-__all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'PumaConfig',
-           'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split', 'benchmark_corpus',
-           'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge', 'run_stage',
-           'run_pipeline', 'puma_cli']
+__all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'GateCfg',
+           'PumaConfig', 'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split', 'benchmark_corpus',
+           'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge', 'GateFailed',
+           'gate_tasks', 'run_gate', 'run_stage', 'run_pipeline', 'puma_cli']
 
 # %% ../nbs/52_puma_pipeline.ipynb #bebad45e
 # Ranges checked by field name in every section, so a typo'd sign or a zero fails at load time, not hours into training.
@@ -27,6 +27,7 @@ _POSITIVE = {"learning_rate", "epochs", "batch_size", "grad_accum", "max_length"
              "beta", "n_sample", "num_beams", "max_new_tokens", "k", "token_budget", "max_completion_tokens", "rec_max_items",
              "limit", "function_limit", "torch_threads"}
 _NON_NEGATIVE = {"warmup_ratio", "lora_dropout", "temperature", "top_k", "tiny_warmup_steps"}
+_FRACTIONS = {"min_function_acc"}
 _CHOICES = {"dtype": ("float32", "fp32", "bfloat16", "bf16", "float16", "fp16"), "split": ("train", "test")}
 
 class _Cfg(BaseModel):
@@ -39,6 +40,7 @@ class _Cfg(BaseModel):
             if v is None or isinstance(v, bool): continue
             if k in _POSITIVE and not v > 0: raise ValueError(f"{k} must be > 0, got {v!r}")
             if k in _NON_NEGATIVE and not v >= 0: raise ValueError(f"{k} must be >= 0, got {v!r}")
+            if k in _FRACTIONS and not 0 <= v <= 1: raise ValueError(f"{k} must be between 0 and 1, got {v!r}")
             if k in _CHOICES and v not in _CHOICES[k]: raise ValueError(f"{k} must be one of {', '.join(_CHOICES[k])}, got {v!r}")
         if (ms := getattr(self, "max_steps", -1)) < -1: raise ValueError(f"max_steps must be -1 (use epochs) or >= 0, got {ms!r}")
         if bad := [x for x in getattr(self, "kinds", []) if x not in ("function", "param")]: raise ValueError(f"kinds must be function and/or param, got {bad}")
@@ -106,8 +108,14 @@ class MergeCfg(_Cfg):
     "Settings of the merge stage: the dtype of the final model (the SFT model with the DPO adapter merged in)."
     dtype: str = "float32"
 
+# %% ../nbs/52_puma_pipeline.ipynb #c90643af
+class GateCfg(_Cfg):
+    "The check of the trained model: greedy function identification on the stratified test sample, per task type."
+    limit: int = 150                          # the first `limit` test tasks in stratified order (Tables 3 and 5's sample)
+    min_function_acc: float | None = None     # every type must reach it, or the pipeline stops (None: measured, not enforced)
+
 # %% ../nbs/52_puma_pipeline.ipynb #32a9ba84
-STAGES = ("prepare", "sft", "candidates", "dpo", "merge")
+STAGES = ("prepare", "sft", "candidates", "dpo", "merge", "gate")
 
 class PumaConfig(_Cfg):
     "The whole pipeline; a per-stage YAML file sets the shared keys and its own section."
@@ -122,6 +130,7 @@ class PumaConfig(_Cfg):
     candidates: CandidatesCfg = CandidatesCfg()
     dpo: DPOCfg = DPOCfg()
     merge: MergeCfg = MergeCfg()
+    gate: GateCfg = GateCfg()
 
     @property
     def root(self) -> Path:
@@ -256,7 +265,32 @@ def run_merge(cfg: PumaConfig) -> dict:
     out = T.merge_adapter(cfg.dir("sft")/"merged", cfg.dir("dpo")/"adapter", cfg.final_model, cfg.merge.dtype)
     return {"model": f"hf:{out}"}
 
-RUNNERS = {"prepare": run_prepare, "sft": run_sft, "candidates": run_candidates, "dpo": run_dpo, "merge": run_merge}
+# %% ../nbs/52_puma_pipeline.ipynb #d4482416
+class GateFailed(RuntimeError):
+    "The trained model does not choose the right function often enough on some task type."
+
+# %% ../nbs/52_puma_pipeline.ipynb #89af4bff
+def gate_tasks(cfg: PumaConfig) -> list[Task]:
+    "The test tasks of the gate: the first `cfg.gate.limit` in stratified order (the sample of Tables 3 and 5)."
+    from personalwab.runner import stratified
+    return stratified(benchmark(cfg).split("test"))[:cfg.gate.limit]
+
+# %% ../nbs/52_puma_pipeline.ipynb #0a5f1d07
+def run_gate(cfg: PumaConfig) -> dict:
+    "Stage `gate`: function accuracy per type of the base, SFT and final models on the gate's tasks; `GateFailed` below the bar."
+    tasks = gate_tasks(cfg)
+    models = {"base": base_model_path(cfg), "sft": cfg.dir("sft")/"merged", "final": cfg.final_model}
+    res = {k: T.function_accuracy(p, tasks) for k, p in models.items()}
+    write_json(cfg.dir("gate")/"gate.json", {"tasks": [t.id for t in tasks], **res})
+    m = {k: {x: v for x, v in r.items() if x != "predictions"} for k, r in res.items()}
+    bar = cfg.gate.min_function_acc
+    low = {ty: res["final"][ty] for ty in TASK_TYPES if ty in res["final"] and bar is not None and res["final"][ty] < bar}
+    if low: raise GateFailed(f"{cfg.root.name}: the trained model's function accuracy is below {bar} on "
+                             + ", ".join(f"{ty} ({v:.3f}, n={sum(t.type == ty for t in tasks)})" for ty, v in low.items())
+                             + f" (predictions in {shown_path(cfg.dir('gate')/'gate.json')})")
+    return m
+
+RUNNERS = {"prepare": run_prepare, "sft": run_sft, "candidates": run_candidates, "dpo": run_dpo, "merge": run_merge, "gate": run_gate}
 
 # %% ../nbs/52_puma_pipeline.ipynb #9063d39a
 def _shown_value(v):
