@@ -64,7 +64,7 @@ def _is_official(d: Path) -> bool:
 
 # %% ../nbs/05_data.ipynb #2213a0ec
 def load_benchmark(source: str | Path | None = None, progress: bool = True) -> Benchmark:
-    "The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an official-format directory. Memoised."
+    "The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an official-format directory; audited (`DataError` on an audit error). Memoised."
     key = "default" if source in (None, "default") else "tiny" if source == "tiny" else str(Path(source).expanduser().resolve())
     if key in _MEMO: return _MEMO[key]
     if key == "tiny": b = tiny_benchmark()
