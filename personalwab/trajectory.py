@@ -114,7 +114,7 @@ def _clip(s: str, n: int | None) -> str:
     return s if n is None or len(s) <= n else s[:n] + f"... ({len(s) - n} more characters; --full shows all)"
 
 # %% ../nbs/63_trajectory.ipynb #c09a492c
-def _indent(s: str, pad: str = "      ") -> str: return "\n".join(pad + l for l in s.splitlines()) or pad
+def _indent(s: str, pad: str = "      ") -> str: return "\n".join(pad + l for l in visible(s).splitlines()) or pad   # only \n breaks a line
 
 # %% ../nbs/63_trajectory.ipynb #64352e43
 def _fit_line(fit: dict | None) -> str:
@@ -123,7 +123,7 @@ def _fit_line(fit: dict | None) -> str:
             + (f" (prompt {fit['prompt_tokens']} tokens)" if fit.get("prompt_tokens") else ""))
 
 # %% ../nbs/63_trajectory.ipynb #53417655
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]")
 
 def visible(s: str) -> str:
     "`s` with control characters (but newline and tab) and bidirectional formatting characters written as `\\x1b`, `\\u202e` escapes."
