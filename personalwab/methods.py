@@ -18,7 +18,7 @@ from .rule_agents import RuleAgent
 
 # %% auto #0
 __all__ = ['METHODS', 'METHOD_AGENTS', 'NOT_PARAMS', 'WebAgent', 'check_agent', 'get_agent', 'agent_params', 'type_text',
-           'accepts', 'method_params', 'check_params']
+           'accepts', 'method_params', 'shared_params', 'ignores_others', 'check_params']
 
 # %% ../nbs/44_methods.ipynb #f4f33e50
 @runtime_checkable
@@ -116,10 +116,24 @@ def method_params(method: str, cls: type | None = None) -> dict[str, Any]:
     "The parameters `--param` may set for `method` (a name of `METHODS`, or any name with the agent class `cls`), with their types."
     return agent_params(cls) if cls is not None else agent_params(*METHOD_AGENTS[method])
 
+# %% ../nbs/44_methods.ipynb #9a189315
+def shared_params() -> dict[str, Any]:
+    "Every parameter some method of `METHOD_AGENTS` takes, with its type (the first method's, in registry order)."
+    out: dict[str, Any] = {}
+    for m in METHOD_AGENTS: out = method_params(m) | out
+    return dict(sorted(out.items()))
+
+def ignores_others(cls: type) -> bool:
+    "Whether `cls`'s constructor ends with `**_`: it takes other methods' parameters and ignores them."
+    init = next(k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__)
+    return any(p.kind == p.VAR_KEYWORD and p.name == "_" for p in inspect.signature(init).parameters.values())
+
+# %% ../nbs/44_methods.ipynb #17c21ed5
 def check_params(method: str, params: dict, cls: type | None = None) -> None:
     "`UsageError`, one line listing the method's parameters and types, for a key `method` does not take or a value of another type."
-    spec = method_params(method, cls)
-    takes = f"{method} takes " + ", ".join(f"{k}: {type_text(t)}" for k, t in spec.items())
+    spec, ignoring = method_params(method, cls), ignores_others(cls or METHOD_AGENTS[method][0])
+    takes = f"{method} takes " + ", ".join(f"{k}: {type_text(t)}" for k, t in spec.items()) + (" (and ignores the LLM agents' parameters)" if ignoring else "")
+    known = shared_params() | spec if ignoring else spec
     for k, v in params.items():
-        if k not in spec: raise UsageError(f"params.{k}: no such parameter; {takes}")
-        if not accepts(spec[k], v): raise UsageError(f"params.{k}: expected {type_text(spec[k])}, got {json.dumps(v)[:60]} ({type(v).__name__}); {takes}")
+        if k not in known: raise UsageError(f"params.{k}: no such parameter; {takes}")
+        if not accepts(known[k], v): raise UsageError(f"params.{k}: expected {type_text(known[k])}, got {json.dumps(v)[:60]} ({type(v).__name__}); {takes}")

@@ -143,7 +143,8 @@ def test_control_characters_in_titles_load_and_reach_the_agent(tmp_path, capsys)
     (["no_memory", "--param", "max_token=32"], "params.max_token: no such parameter; no_memory takes constrained: bool, context_margin: float"),
     (["no_memory", "-p", "constrained=no"], 'params.constrained: expected bool, got "no" (str); no_memory takes'),
     (["last_memory", "-p", "max_tokens=many"], 'params.max_tokens: expected int, got "many" (str)'),
-    (["rules", "-p", "temperature=0.5"], "rules takes max_items: int, memory_k: int, token_budget: int"),
+    (["rules", "-p", "temprature=0.5"], "rules takes max_items: int, memory_k: int, token_budget: int (and ignores the LLM agents' parameters)"),
+    (["rules", "-p", "constrained=1"], "params.constrained: expected bool, got 1 (int)"),
     (["oracle", "-p", "pause=1"], "params.pause: no such parameter; oracle takes history: int, pause_s: float"),
 ])
 def test_run_refuses_bad_method_params(tmp_path, args, needle):
@@ -166,6 +167,19 @@ def test_valid_params_keep_their_run_hashes():
     from personalwab.runner import check_names
     check_names(RunConfig(method="no_memory", params={"constrained": True, "max_tokens": 24, "original_memory_length": True}))
     check_names(RunConfig(method="puma", params={"token_budget": 768}))
+
+
+def test_the_paper_tables_configs_pass():
+    "The paper notebooks give every method but PUMA the same params (the rules rows too, which ignore them): all accepted."
+    from personalwab.experiments import MULTI_METHODS, SINGLE_METHODS, table_configs
+    from personalwab.runner import check_names
+    shared = {"constrained": True, "context_margin": 0.6}
+    puma = {"full": "tiny", "version": "v1", "token_budget": 512}
+    for methods, track in [(["rules", "rules_category", *SINGLE_METHODS], "single"), (["rules", *MULTI_METHODS], "multi")]:
+        for lengths in ("original", "paper"):
+            cfgs = table_configs(methods, track, puma=puma, agent_params=shared, memory_lengths=lengths)
+            assert set(cfgs) == set(methods)
+            for cfg in cfgs.values(): check_names(cfg)
 
 
 # --- 4. model output no record can hold ----------------------------------------------------------------
