@@ -193,16 +193,16 @@ def _task_desc(t) -> str: return f"user {t.user_id}, {t.type}, target {t.target_
 
 def check_duplicates(b: Benchmark, f: dict) -> Iterator[Finding]:
     "A301, A302, A501: a task twice in a split, a behaviour twice in a history, a task in both train and test."
-    first: dict[tuple, str] = {}
-    for split in b.tasks:
+    train: dict[tuple, str] = {}
+    for i, t in enumerate(b.tasks.get("train", [])): train.setdefault(_task_key(t), f"train[{i}]")
+    for split in b.tasks:                                 # in file order, whichever split the file lists first
         seen: dict[tuple, str] = {}
         for i, t in enumerate(b.tasks[split]):
             k, rec = _task_key(t), f"{split}[{i}]"
             if k in seen: yield Finding("A301", f"the same task as {seen[k]} ({_task_desc(t)}): it counts twice", f["tasks"], rec, "(record)"); continue
             seen[k] = rec
-            if split == "test" and k in first and first[k].startswith("train["):
-                yield Finding("A501", f"the same task as {first[k]} ({_task_desc(t)}): a model trained on train has seen it", f["tasks"], rec, "(record)")
-            first.setdefault(k, rec)
+            if split == "test" and k in train:
+                yield Finding("A501", f"the same task as {train[k]} ({_task_desc(t)}): a model trained on train has seen it", f["tasks"], rec, "(record)")
     for uid, u in b.users.items():
         seen = {}
         for j, x in enumerate(u.behaviours):
