@@ -27,6 +27,7 @@ from .trajectory import _benchmark_instruction, load_run, text, trajectory
 from .leaderboard import prepare, validate
 from .trials import ERROR_RULE, consistency_table
 from .stats import check_data_cli
+from .audit import checks_help
 from .config import DEFAULT_LLM
 
 # %% ../nbs/90_cli.ipynb #ff267ed6
@@ -249,7 +250,7 @@ app = typer.Typer(name="personalwab", no_args_is_help=True, add_completion=False
 app.command("run")(run_cli)
 app.command("score")(score_cli)
 app.command("view")(view_cli)
-app.command("check-data")(check_data_cli)
+app.command("check-data", epilog=checks_help())(check_data_cli)   # the help lists the audit's checks
 app.command("build-index")(build_index_cli)
 app.command("train-sasrec")(train_sasrec_cli)
 app.command("puma")(puma_stage_cli)

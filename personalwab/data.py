@@ -43,7 +43,7 @@ def default_dir(**kw) -> Path:
 
 # %% ../nbs/05_data.ipynb #91b76874
 def cached_default(progress: bool = True, rebuild: bool = False, **kw) -> Benchmark:
-    "The default benchmark from its cache, building and caching it first if needed."
+    "The default benchmark from its cache (loaded and audited by `load_official`), building and caching it first if needed."
     d = default_dir(**kw); d.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(d) + ".lock"):
         if rebuild and d.exists(): shutil.rmtree(d)
@@ -54,8 +54,7 @@ def cached_default(progress: bool = True, rebuild: bool = False, **kw) -> Benchm
             _official().write_official(b, tmp, indent=None)
             (tmp/"build.json").write_text(json.dumps({"config": DEFAULT | kw, "key": cache_key(**kw), "build_s": round(time.perf_counter() - t0, 2)}, indent=1))
             os.replace(tmp, d)
-            return b
-    return _official().load_official(d, name="default", progress=progress)
+    return _official().load_official(d, name="default", progress=progress)   # read back: what every later call gets, audited
 
 # %% ../nbs/05_data.ipynb #e06a0015
 _MEMO: dict[str, Benchmark] = {}
@@ -65,7 +64,7 @@ def _is_official(d: Path) -> bool:
 
 # %% ../nbs/05_data.ipynb #2213a0ec
 def load_benchmark(source: str | Path | None = None, progress: bool = True) -> Benchmark:
-    "The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an official-format directory. Memoised."
+    "The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an official-format directory; audited (`DataError` on an audit error). Memoised."
     key = "default" if source in (None, "default") else "tiny" if source == "tiny" else str(Path(source).expanduser().resolve())
     if key in _MEMO: return _MEMO[key]
     if key == "tiny": b = tiny_benchmark()

@@ -10,7 +10,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
-from .schema import Benchmark, Product, Task
+from .schema import MAX_DEPTH, Benchmark, Product, Task, too_deep
 from .web_tools import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
                                    render_product, tool_schemas, check_arguments)
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
@@ -20,8 +20,8 @@ from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'system_prompt', 'Action', 'StepResult', 'Episode', 'WebEnv', 'shown_product',
-           'initial_observation', 'make_env', 'oracle_action', 'run_oracle']
+__all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'CUT_DEPTH', 'system_prompt', 'cut_nesting', 'Action', 'StepResult',
+           'Episode', 'WebEnv', 'shown_product', 'initial_observation', 'make_env', 'oracle_action', 'run_oracle']
 
 # %% ../nbs/24_env.ipynb #9ea846a6
 SYS_PROMPT_SINGLE = """You are a personalized shopping agent that can search for products, recommend products, or write product reviews for a user.
@@ -50,6 +50,15 @@ def system_prompt(track: Track, max_steps: int = 10) -> str:
     "The environment's system prompt for `track` ('single' or 'multi')."
     if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
     return SYS_PROMPT_SINGLE if track == "single" else SYS_PROMPT_MULTI.replace("<NUM>", str(max_steps))
+
+# %% ../nbs/24_env.ipynb #67430363
+CUT_DEPTH = 3
+
+def cut_nesting(x: Any, depth: int = CUT_DEPTH, width: int = 20) -> Any:
+    "A copy of `x` keeping `depth` levels of lists/dicts (deeper ones become `'[...]'`/`'{...}'`) and the first `width` items of each."
+    if isinstance(x, dict): return {str(k): cut_nesting(v, depth - 1, width) for k, v in list(x.items())[:width]} if depth > 0 else "{...}"
+    if isinstance(x, list): return [cut_nesting(v, depth - 1, width) for v in x[:width]] if depth > 0 else "[...]"
+    return x
 
 # %% ../nbs/24_env.ipynb #487f8ca5
 @dataclass
@@ -82,6 +91,8 @@ class Action:
             except (ValueError, RecursionError) as e: return cls(name, {}), f"arguments of {name} are not valid JSON ({e})"
         if args is None: args = {}
         if not isinstance(args, dict): return cls(name, {}), f"arguments of {name} must be a JSON object, got {type(args).__name__}"
+        if too_deep(args, MAX_DEPTH):   # no function takes such arguments, and no record could hold them: an invalid call, recorded cut
+            return cls(name, cut_nesting(args)), f"arguments of {name} are nested more than {MAX_DEPTH} levels deep (cut to {CUT_DEPTH} in the record)"
         return cls(name, args), None
 
 # %% ../nbs/24_env.ipynb #14e5c965

@@ -4,8 +4,10 @@
 
 # %% ../nbs/44_methods.ipynb #121bd28f
 from __future__ import annotations
-import inspect
-from typing import Callable, Protocol, runtime_checkable
+import inspect, json, types
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol, Union, get_args, get_origin, get_type_hints, runtime_checkable
+from .runconfig import UsageError
 from .schema import Benchmark, Task
 from .env import Episode, WebEnv
 from .llm import LLM
@@ -15,7 +17,8 @@ from .puma_agent import PumaAgent, PumaGPTAgent
 from .rule_agents import RuleAgent
 
 # %% auto #0
-__all__ = ['METHODS', 'WebAgent', 'check_agent', 'get_agent']
+__all__ = ['METHODS', 'METHOD_AGENTS', 'NOT_PARAMS', 'WebAgent', 'check_agent', 'get_agent', 'agent_params', 'type_text',
+           'accepts', 'method_params', 'shared_params', 'ignores_others', 'check_params']
 
 # %% ../nbs/44_methods.ipynb #f4f33e50
 @runtime_checkable
@@ -57,3 +60,80 @@ def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> WebAgent:
     agent = METHODS[method](llm, b, **params)
     agent.name = method
     return check_agent(agent)
+
+# %% ../nbs/44_methods.ipynb #0614b578
+METHOD_AGENTS: dict[str, tuple[type, tuple[str, ...]]] = {   # method: (class built, keywords the factory or class sets itself)
+    "no_memory": (FunctionCallingAgent, ()), "random_memory": (FunctionCallingAgent, ()),
+    "last_memory": (FunctionCallingAgent, ()), "relevant_memory": (FunctionCallingAgent, ()),
+    "react": (ReActAgent, ("reflection",)), "reflection": (ReActAgent, ("reflection",)),
+    "recmind": (FunctionCallingAgent, ("include_details", "rules")), "interecagent": (InteRecAgent, ("rules",)),
+    "puma_gpt": (PumaGPTAgent, ("rules",)), "puma": (PumaAgent, ()),
+    "rules": (RuleAgent, ("use_target_category",)), "rules_category": (RuleAgent, ("use_target_category",)),
+}
+NOT_PARAMS = ("self", "llm", "b", "memory")
+
+# %% ../nbs/44_methods.ipynb #8aca4202
+def agent_params(cls: type, fixed: Iterable[str] = ()) -> dict[str, Any]:
+    "The keyword parameters of `cls` and of the bases its `**kw` reaches, with their types (`Any` when unannotated), minus `fixed` and `NOT_PARAMS`."
+    out: dict[str, Any] = {}
+    for k in cls.__mro__:
+        if (init := k.__dict__.get("__init__")) is None: continue
+        try: hints = get_type_hints(init)
+        except Exception: hints = {}                     # an annotation that does not resolve: any value
+        ps = inspect.signature(init).parameters.values()
+        for p in ps:
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in NOT_PARAMS and p.name not in fixed:
+                out.setdefault(p.name, hints.get(p.name, Any))
+        if not any(p.kind == p.VAR_KEYWORD and p.name != "_" for p in ps): break   # no **kw passed on: the walk ends
+    return dict(sorted(out.items()))
+
+# %% ../nbs/44_methods.ipynb #aa9f2c10
+def type_text(tp: Any) -> str:
+    "A type as a reader writes it: `int | None`, `dict[str, str] | None`, `any`."
+    if tp is Any: return "any"
+    if get_origin(tp) in (Union, types.UnionType): return " | ".join(type_text(a) for a in get_args(tp))
+    if tp is type(None): return "None"
+    if get_origin(tp) is not None: return repr(tp).replace("typing.", "")
+    return getattr(tp, "__name__", repr(tp))
+
+# %% ../nbs/44_methods.ipynb #6eff9207
+def accepts(tp: Any, v: Any) -> bool:
+    "Whether the JSON/YAML value `v` fits type `tp` (an int for a float, a string for a path; no bool for a number, no coercion)."
+    if tp is Any: return True
+    if get_origin(tp) in (Union, types.UnionType): return any(accepts(a, v) for a in get_args(tp))
+    if tp is type(None): return v is None
+    if tp is bool: return isinstance(v, bool)
+    if tp is int: return isinstance(v, int) and not isinstance(v, bool)
+    if tp is float: return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if tp is str or tp is Path: return isinstance(v, str)
+    base = get_origin(tp) or tp
+    if base is dict: return isinstance(v, dict)
+    if base in (list, tuple): return isinstance(v, list)
+    return False                                          # a Python object (an LLM, a memory): not something a config can give
+
+# %% ../nbs/44_methods.ipynb #bece5fc6
+def method_params(method: str, cls: type | None = None) -> dict[str, Any]:
+    "The parameters `--param` may set for `method` (a name of `METHODS`, or any name with the agent class `cls`), with their types."
+    return agent_params(cls) if cls is not None else agent_params(*METHOD_AGENTS[method])
+
+# %% ../nbs/44_methods.ipynb #9a189315
+def shared_params() -> dict[str, Any]:
+    "Every parameter some method of `METHOD_AGENTS` takes, with its type (the first method's, in registry order)."
+    out: dict[str, Any] = {}
+    for m in METHOD_AGENTS: out = method_params(m) | out
+    return dict(sorted(out.items()))
+
+def ignores_others(cls: type) -> bool:
+    "Whether `cls`'s constructor ends with `**_`: it takes other methods' parameters and ignores them."
+    init = next(k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__)
+    return any(p.kind == p.VAR_KEYWORD and p.name == "_" for p in inspect.signature(init).parameters.values())
+
+# %% ../nbs/44_methods.ipynb #17c21ed5
+def check_params(method: str, params: dict, cls: type | None = None) -> None:
+    "`UsageError`, one line listing the method's parameters and types, for a key `method` does not take or a value of another type."
+    spec, ignoring = method_params(method, cls), ignores_others(cls or METHOD_AGENTS[method][0])
+    takes = f"{method} takes " + ", ".join(f"{k}: {type_text(t)}" for k, t in spec.items()) + (" (and ignores the LLM agents' parameters)" if ignoring else "")
+    known = shared_params() | spec if ignoring else spec
+    for k, v in params.items():
+        if k not in known: raise UsageError(f"params.{k}: no such parameter; {takes}")
+        if not accepts(known[k], v): raise UsageError(f"params.{k}: expected {type_text(known[k])}, got {json.dumps(v)[:60]} ({type(v).__name__}); {takes}")

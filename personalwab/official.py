@@ -4,17 +4,19 @@
 
 # %% ../nbs/02_official.ipynb #e4df4981
 from __future__ import annotations
-import errno, json, os, re, tempfile, warnings
+import errno, json, os, re, sys, tempfile, warnings
 from pathlib import Path
 from typing import Any
 from tqdm import tqdm
 from .config import repo_root
 from .schema import (Behaviour, Benchmark, DataError, Profile, Task, User, Product,
                                 check_benchmark, parse)
+from .audit import audit as audit_benchmark, raise_errors
 
 # %% auto #0
-__all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'official_dir', 'require_file', 'find_files',
-           'read_json', 'load_profiles', 'real_profiles_path', 'load_official', 'write_json', 'write_official']
+__all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'MAX_READ_DEPTH', 'official_dir', 'require_file',
+           'find_files', 'read_json', 'load_profiles', 'real_profiles_path', 'load_official', 'write_json',
+           'write_official']
 
 # %% ../nbs/02_official.ipynb #df9ed8e7
 PROFILES, INSTRUCTIONS = "user_profiles.json", "user_instructions.json"
@@ -62,22 +64,84 @@ def find_files(directory: str | Path, merged: str) -> list[Path]:
         raise DataError(f"missing part {gap} of {nos[-1]} (found parts {', '.join(map(str, nos))}); the parts must run 1..N without a gap", d/f"{stem}_part_{gap}.json", "-")
     return [require_file(p) for p in parts]
 
+# %% ../nbs/02_official.ipynb #fa2a3b62
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|\d+')
+MAX_READ_DEPTH = 100   # what `_locate` reports as too deep: records nest 3-5 levels plus 32 in free-form values
+
+def _locate(text: str, deep: int | None = None, digits: int | None = None) -> list | None:
+    "The path (keys, list indices) to the first container nested more than `deep` levels, or the first run of more than `digits` digits outside strings."
+    stack, key = [], None                    # stack: [bracket, current key or index] per open container
+    for m in _TOKENS.finditer(text):
+        tok = m.group(); c = tok[0]
+        if c == '"': key = tok
+        elif c == ":" and stack:
+            try: stack[-1][1] = json.loads(key)
+            except (TypeError, ValueError): stack[-1][1] = "?"
+        elif c in "[{":
+            if deep is not None and len(stack) >= deep: return [s[1] for s in stack]
+            stack.append([c, 0 if c == "[" else None])
+        elif c in "]}":
+            if stack: stack.pop()
+        elif c == ",":
+            if stack and stack[-1][0] == "[": stack[-1][1] += 1
+        elif digits is not None and len(tok) > digits: return [s[1] for s in stack]
+    return None
+
+# %% ../nbs/02_official.ipynb #e519476b
+def _where(path: list | None) -> tuple[str, str]:
+    "`(record, field)` for a path into a release file: `['test', 0, 'task']` -> `('test[0]', 'task')`; the field stops at a list."
+    if not path or not isinstance(path[0], str): return "(top level)", ""
+    head, rest = path[0], path[1:]
+    if rest and isinstance(rest[0], int): rec, rest = f"{head}[{rest[0]}]", rest[1:]
+    else: rec = head
+    rest = rest[:next((i for i, p in enumerate(rest) if not isinstance(p, str)), len(rest))]   # the keys up to a list
+    return rec, ".".join(rest[:6]) + (" ..." if len(rest) > 6 else "")
+
+# %% ../nbs/02_official.ipynb #f8291d3e
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+def _has_lone_surrogate(s: str) -> bool:
+    try: s.encode("utf-8"); return False
+    except UnicodeEncodeError: return True
+
+def _lone_surrogate(obj: Any, text: str) -> list | None:
+    "The path to the first string (or key: path ends with `'(key)'`) holding a lone UTF-16 surrogate; None if none."
+    if not _SURROGATE_ESCAPE.search(text): return None   # the only way JSON text can hold one (UTF-8 cannot)
+    stack = [(obj, [])]
+    while stack:
+        x, path = stack.pop()
+        if isinstance(x, str):
+            if _has_lone_surrogate(x): return path
+        elif isinstance(x, dict):
+            for k, v in reversed(list(x.items())):
+                if _has_lone_surrogate(k): return [*path, k.encode("utf-8", "backslashreplace").decode(), "(key)"]
+                stack.append((v, [*path, k]))
+        elif isinstance(x, list): stack.extend((v, [*path, i]) for i, v in reversed(list(enumerate(x))))
+    return None
+
 # %% ../nbs/02_official.ipynb #34e20aed
 def read_json(path: str | Path, id_field: str = "key") -> Any:
-    "Load a JSON file; `DataError` on an unreadable file, a syntax error (with line/column), absurd input or a duplicate key."
+    "Load a JSON file; `DataError` on an unreadable file, a syntax error (with line/column), absurd input (with the record where it can be found), a lone surrogate or a duplicate key."
     path, dupes = Path(path), []
     def pairs(kv):
         d = dict(kv)
         if len(d) != len(kv): dupes.append((d, [k for k, _ in kv]))
         return d
+    text = ""
     try:
-        with open(require_file(path), encoding="utf-8") as f: obj = json.load(f, object_pairs_hook=pairs)
+        with open(require_file(path), encoding="utf-8") as f: text = f.read()
+        obj = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as e:
         raise DataError(f"malformed JSON: {e.msg}", path, f"at line {e.lineno} column {e.colno}", "(syntax)") from None
     except UnicodeDecodeError as e: raise DataError(f"not UTF-8 text: {e.reason}", path, f"at byte {e.start}") from None
-    except RecursionError: raise DataError("JSON nested too deeply to read", path, "-", "(syntax)") from None
-    except ValueError as e: raise DataError(f"unreadable JSON value: {str(e).split(';')[0]}", path, "-", "(syntax)") from None
+    except RecursionError:
+        raise DataError(f"JSON nested too deeply to read (more than {MAX_READ_DEPTH} levels here)", path, *_where(_locate(text, deep=MAX_READ_DEPTH))) from None
+    except ValueError as e:
+        rec, field = _where(_locate(text, digits=sys.get_int_max_str_digits() or None))
+        raise DataError(f"unreadable JSON value: {str(e).split(';')[0]}", path, rec, field or "(syntax)") from None
     except OSError as e: raise DataError(f"cannot read: {e.strerror or e}", path, "-") from None
+    if (where := _lone_surrogate(obj, text)) is not None:
+        raise DataError("a \\uD800-\\uDFFF escape that is half of a UTF-16 pair (a lone surrogate) is not text", path, *_where(where))
     for d, keys in dupes:
         k = next(k for i, k in enumerate(keys) if k in keys[:i])
         top = d is obj
@@ -109,6 +173,7 @@ def load_profiles(path: str | Path) -> dict[str, Profile]:
     raw = _top_object(read_json(path, "user_id"), path, "user_id -> {'user_profile': {...}}")
     out = {}
     for uid, rec in raw.items():
+        if not uid.strip(): raise DataError("the user id (the key) is empty", path, repr(uid), "user_id")
         if not isinstance(rec, dict): raise DataError(f"expected an object, got {type(rec).__name__}", path, uid, "(record)")
         if "user_profile" not in rec: raise DataError("missing 'user_profile' object", path, uid, "user_profile")
         out[uid] = _sub(Profile, rec["user_profile"], path, uid, "user_profile")
@@ -164,8 +229,8 @@ def _load_tasks(path: Path, bar) -> dict[str, list[Task]]:
     return tasks
 
 # %% ../nbs/02_official.ipynb #f6605624
-def load_official(directory: str | Path | None = None, name: str | None = None, progress: bool | None = None) -> Benchmark:
-    "Load and validate an official-format folder (see `official_dir`) into a `Benchmark`."
+def load_official(directory: str | Path | None = None, name: str | None = None, progress: bool | None = None, audit: bool = True) -> Benchmark:
+    "Load and validate an official-format folder (see `official_dir`) into a `Benchmark`; `audit`: also refuse what `personalwab.audit` calls an error."
     d = official_dir(directory)
     if not d.is_dir(): raise DataError("directory not found; see data/README.md for the download", d, "-")
     files = [require_file(d/PROFILES), *find_files(d, PRODUCTS), *find_files(d, HISTORY), require_file(d/INSTRUCTIONS)]
@@ -177,7 +242,10 @@ def load_official(directory: str | Path | None = None, name: str | None = None, 
         tasks = _load_tasks(d/INSTRUCTIONS, bar)
     users = {u: User(user_id=u, profile=p, behaviours=history.get(u, [])) for u, p in profiles.items()}
     b = Benchmark(products=products, users=users, tasks=tasks, name=name or d.name)
-    return check_benchmark(b, files={"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS)})
+    files = {"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS), "profiles": str(d/PROFILES)}
+    check_benchmark(b, files=files)
+    if audit: raise_errors(audit_benchmark(b, files), where=str(d))
+    return b
 
 # %% ../nbs/02_official.ipynb #865c9970
 def write_json(path: str | Path, obj: Any, indent: int | None = 2) -> Path:

@@ -184,11 +184,13 @@ class RunInterrupted(KeyboardInterrupt):
 
 # %% ../nbs/30_runner.ipynb #a23f4400
 def check_names(cfg: RunConfig) -> None:
-    "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist."
+    "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist, or a method parameter it does not take."
     from personalwab.llm import BACKENDS
     if cfg.method != "oracle":
         from personalwab.methods import METHODS
         if cfg.method not in METHODS: raise UsageError(f"unknown method {cfg.method!r}; known: oracle, {', '.join(sorted(METHODS))}")
+    from personalwab.methods import check_params
+    check_params(cfg.method, cfg.params, OracleAgent if cfg.method == "oracle" else None)   # a key it does not take, a value of another type
     specs = ([("agent_llm", cfg.agent_llm)] if cfg.method != "oracle" else []) + ([("user_llm", cfg.user_llm)] if cfg.track == "multi" else [])
     for field, spec in specs:
         if spec.partition(":")[0] not in BACKENDS:

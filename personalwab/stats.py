@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 import pandas as pd
-from .schema import Benchmark, Behaviour, DataError, DataWarning, Product, Profile, User, TASK_TYPES, data_warnings, tiny_benchmark
+from .schema import Benchmark, Behaviour, DataError, Product, Profile, User, TASK_TYPES, tiny_benchmark
+from .audit import Finding, audit, counts, failing, summary_lines
 from .official import (HISTORY, INSTRUCTIONS, PROFILES, PRODUCTS, find_files, load_official,
                                   load_profiles, official_dir, real_profiles_path, write_official)
 
@@ -169,7 +170,7 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
 # %% ../nbs/06_stats.ipynb #ac161f46
 @dataclass
 class DataReport:
-    "What `check_data` found: the folder, per-file sizes and checksums, Table 2 and instruction statistics."
+    "What `check_data` found: the folder, per-file sizes and checksums, the audit's findings, Table 2 and instruction statistics."
     directory: Path
     files: pd.DataFrame
     table2: pd.DataFrame
@@ -178,27 +179,26 @@ class DataReport:
     n_behaviours: int
     n_products: int
     tokenizer: str = "minilm"
-    warnings: list[DataWarning] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    strict: bool = False
+
+    @property
+    def failing(self) -> list[Finding]:
+        "The findings that make `check-data` exit 1: errors, and warnings too when `strict`."
+        return failing(self.findings, self.strict)
 
     def summary(self) -> str:
         "A printable summary (what `personalwab check-data` shows)."
         num = lambda x: "nan" if x != x else f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
         fmt = lambda df: df.to_string(float_format=num)
         return "\n".join([f"benchmark folder: {self.directory}",
-                          f"valid: {self.n_users:,} users, {self.n_behaviours:,} behaviours, {self.n_products:,} products",
-                          *self.warning_lines(), "",
+                          f"{'read' if self.failing else 'valid'}: {self.n_users:,} users, {self.n_behaviours:,} behaviours, {self.n_products:,} products",
+                          *summary_lines(self.findings, self.strict), "",
                           "files (bytes, sha256):", self.files.to_string(index=False), "",
                           f"Table 2 (tokens: {self.tokenizer}):", fmt(self.table2), "",
                           "instructions per split and type:", fmt(self.instructions)])
     __str__ = summary
 
-    def warning_lines(self, show: int = 10) -> list[str]:
-        "`warnings: N` with the count per kind, then the first `show` warnings."
-        if not self.warnings: return ["warnings: 0"]
-        kinds = Counter(w.kind for w in self.warnings)
-        more = len(self.warnings) - show
-        return [f"warnings: {len(self.warnings):,} ({', '.join(f'{k}: {n:,}' for k, n in kinds.most_common())})",
-                *(f"  warning: {w}" for w in self.warnings[:show]), *([f"  ... and {more:,} more"] if more > 0 else [])]
 
 # %% ../nbs/06_stats.ipynb #d15588bb
 def _default_folder() -> Path:
@@ -209,34 +209,38 @@ def _default_folder() -> Path:
     cached_default(progress=False); return default_dir()
 
 # %% ../nbs/06_stats.ipynb #69604dbe
-def check_data(directory: str | Path | None = None, tokenizer: str = "minilm") -> DataReport:
-    "Validate an official-format folder, `'default'` or `'tiny'` (raises `DataError`) and describe it: checksums, warnings, Table 2, instruction statistics."
+def check_data(directory: str | Path | None = None, tokenizer: str = "minilm", strict: bool = False) -> DataReport:
+    "Validate an official-format folder, `'default'` or `'tiny'` (raises `DataError` on a malformed file), audit it and describe it: checksums, findings, Table 2, instruction statistics."
     if str(directory) == "tiny":
         with tempfile.TemporaryDirectory() as t:
             write_official(tiny_benchmark(), t)
-            rep = check_data(t, tokenizer); rep.directory = Path("tiny (the built-in fixture)"); return rep
+            rep = check_data(t, tokenizer, strict); rep.directory = Path("tiny (the built-in fixture)"); return rep
     d = _default_folder() if str(directory) == "default" else official_dir(directory)
-    b = load_official(d)
+    b = load_official(d, audit=False)                    # the audit's errors are reported below, all of them
     paths = [d/PROFILES, d/INSTRUCTIONS, *find_files(d, HISTORY), *find_files(d, PRODUCTS)]
     files = pd.DataFrame([(p.name, p.stat().st_size, sha256_file(p)) for p in paths], columns=["file", "bytes", "sha256"])
-    ws = data_warnings(b, files={"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS)})
+    fs = audit(b, files={"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS), "profiles": str(d/PROFILES)})
     return DataReport(d, files, table2(b, tokenizer), instruction_stats(b, tokenizer), len(b.users),
-                      sum(len(u.behaviours) for u in b.users.values()), len(b.products), tokenizer, ws)
+                      sum(len(u.behaviours) for u in b.users.values()), len(b.products), tokenizer, fs, strict)
 
 # %% ../nbs/06_stats.ipynb #f91635e9
 def _one_line(msg: str) -> str: return " ".join(str(msg).split("\n"))
 
 # %% ../nbs/06_stats.ipynb #5ca8ce4a
-def check_data_cli(directory: Path) -> None:
-    "CLI entry (`personalwab check-data DIR`): print the report, or one line naming file, record and field; exit 1 on bad data, 2 on a bad argument. DIR may be `default` or `tiny`."
+def check_data_cli(directory: Path, strict: bool = False) -> None:
+    "Validate, audit and describe a benchmark folder (or `default`, `tiny`): one line naming file, record and field for a malformed file; every audit finding, one line each. Exit 1 on bad data or audit errors (--strict: warnings too), 2 on a bad argument."
     src = str(directory)
     if src not in ("default", "tiny") and not Path(src).expanduser().is_dir():
         what = "is not a folder" if Path(src).expanduser().exists() else "does not exist"
         print(f"error: {src}: {what} (give 'default', 'tiny' or a folder of official-format files)", file=sys.stderr)
         raise SystemExit(2)
-    try: report = check_data(src)
+    try: report = check_data(src, strict=strict)
     except DataError as e:
         print(f"error: {_one_line(e)}", file=sys.stderr); raise SystemExit(1) from None
     except Exception as e:   # a bug, not bad data; still one line
         print(f"error: {src}: unexpected {type(e).__name__}: {_one_line(e)} (please report this)", file=sys.stderr); raise SystemExit(1) from None
     print(report.summary())
+    if bad := report.failing:
+        n = ", ".join(f"{c} x{k:,}" for c, k in sorted(counts(bad).items()))
+        print(f"error: {report.directory}: the audit found {len(bad):,} {'problem' if strict else 'error'}{'s' * (len(bad) != 1)} ({n}); each is a line of the report above", file=sys.stderr)
+        raise SystemExit(1)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/63_trajectory.ipynb #a563cb21
 from __future__ import annotations
-import html, json
+import html, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -13,7 +13,8 @@ from .runner import latest_records, read_jsonl, results_path, summary_path, view
 from .schema import Track
 
 # %% auto #0
-__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'text', 'task_html', 'run_html', 'site_pages']
+__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'visible', 'text', 'task_html', 'run_html',
+           'site_pages']
 
 # %% ../nbs/63_trajectory.ipynb #1b64c6eb
 @dataclass
@@ -113,13 +114,20 @@ def _clip(s: str, n: int | None) -> str:
     return s if n is None or len(s) <= n else s[:n] + f"... ({len(s) - n} more characters; --full shows all)"
 
 # %% ../nbs/63_trajectory.ipynb #c09a492c
-def _indent(s: str, pad: str = "      ") -> str: return "\n".join(pad + l for l in s.splitlines()) or pad
+def _indent(s: str, pad: str = "      ") -> str: return "\n".join(pad + l for l in visible(s).splitlines()) or pad   # only \n breaks a line
 
 # %% ../nbs/63_trajectory.ipynb #64352e43
 def _fit_line(fit: dict | None) -> str:
     if not fit: return ""
     return (f"{fit.get('given')} of {fit.get('selected')} selected memory records fitted"
             + (f" (prompt {fit['prompt_tokens']} tokens)" if fit.get("prompt_tokens") else ""))
+
+# %% ../nbs/63_trajectory.ipynb #53417655
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]")
+
+def visible(s: str) -> str:
+    "`s` with control characters (but newline and tab) and bidirectional formatting characters written as `\\x1b`, `\\u202e` escapes."
+    return _HIDDEN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", s)
 
 # %% ../nbs/63_trajectory.ipynb #9448ce66
 def text(t: Trajectory, clip: int | None = 600) -> str:
@@ -138,7 +146,7 @@ def text(t: Trajectory, clip: int | None = 600) -> str:
     out += ["", f"Scores: function accuracy {t.function_acc:.3f}, result accuracy {t.result_acc:.3f}, "
                 f"{len(t.steps)} steps, {t.wall_s:.1f} s"]
     if t.error: out.append(f"Error: {t.error}")
-    return "\n".join(out)
+    return visible("\n".join(out))
 
 # %% ../nbs/63_trajectory.ipynb #9f58319f
 def _benchmark_instruction(cfg: dict, task_id: str) -> str | None:
@@ -151,7 +159,7 @@ def _benchmark_instruction(cfg: dict, task_id: str) -> str | None:
 
 
 # %% ../nbs/63_trajectory.ipynb #309eca05
-def _e(x) -> str: return html.escape(str(x))
+def _e(x) -> str: return html.escape(visible(str(x)))
 
 # %% ../nbs/63_trajectory.ipynb #4f7324c8
 def _pre(x: str) -> str: return f"<pre>{_e(x)}</pre>"

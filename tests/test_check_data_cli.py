@@ -106,12 +106,20 @@ def test_usage_errors(tmp_path):
         assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and arg in r.stderr, r.stderr
 
 def test_keywords_and_warnings(tmp_path):
-    "`tiny` works; `default` reads `$PERSONALWAB_DATA`; what the release may contain is a counted warning, exit 0."
+    "`tiny` works; `default` reads `$PERSONALWAB_DATA`; warnings are counted (exit 0, 1 with --strict); audit errors print the report and exit 1."
     r = check(["tiny"])
-    assert r.returncode == 0 and "warnings: 0" in r.stdout and "valid: 1 users" in r.stdout, r.stdout + r.stderr
-    b = bench(); b.tasks["test"][0].timestamp = 500              # dated before its target review (and before the user had it)
+    assert r.returncode == 0 and "audit: 0 errors, 0 warnings" in r.stdout and "valid: 1 users" in r.stdout, r.stdout + r.stderr
+    write_official(bench(), tmp_path/"users", parts=3)                 # 5 profiles without behaviours: warnings
+    r = check(["default"], env={"PERSONALWAB_DATA": str(tmp_path/"users")})
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert f"benchmark folder: {tmp_path/'users'}" in r.stdout and "audit: 0 errors, 5 warnings" in r.stdout, r.stdout
+    r = check([str(tmp_path/"users"), "--strict"])
+    assert r.returncode == 1 and "audit: 0 errors, 5 warnings (--strict: warnings count as errors)" in r.stdout, r.stdout
+    assert r.stderr.count("\n") == 1 and "the audit found 5 problems (A202 x5)" in r.stderr, r.stderr
+    b = bench(); b.tasks["test"][0].timestamp = 500              # dated before its target review (and before the user had anything)
     write_official(b, tmp_path/"odd", parts=3)
-    r = check(["default"], env={"PERSONALWAB_DATA": str(tmp_path/"odd")})
-    assert r.returncode == 0, r.stderr
-    assert f"benchmark folder: {tmp_path/'odd'}" in r.stdout
-    assert "warnings: 6 (user without behaviours: 5, timestamp differs from target: 1)" in r.stdout, r.stdout
+    r = check([str(tmp_path/"odd")])
+    assert r.returncode == 1, r.stderr
+    assert "read: 6 users" in r.stdout and "audit: 2 errors, 5 warnings" in r.stdout, r.stdout
+    assert "A103 error: " in r.stdout and "A104 error: " in r.stdout
+    assert r.stderr.count("\n") == 1 and "the audit found 2 errors (A103 x1, A104 x1)" in r.stderr, r.stderr
