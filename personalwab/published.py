@@ -254,13 +254,16 @@ PUMA_STAGE_FILES = {"prepare": ("stats.json", "function.jsonl", "param.jsonl", "
                     "dpo": ("metrics.json", "log_history.jsonl", "adapter/adapter_model.safetensors", "adapter/adapter_config.json"),
                     "merge": (), "gate": ("gate.json",)}
 
-# %% ../nbs/38_published.ipynb #5711c872
+# %% ../nbs/38_published.ipynb #0e0a5b56
 def _copy_out(src: Path, dst: Path) -> None:
-    "Copy a stage file for publishing: JSONL gzip'd (deterministically), the rest as it is."
+    "Copy a stage file for publishing: JSONL gzip'd byte for byte (deterministically), JSON without machine paths, the rest as it is."
     import shutil
     dst.parent.mkdir(parents=True, exist_ok=True)
     if src.suffix == ".jsonl":
-        write_records_gz(dst.with_name(dst.name + ".gz"), (json.loads(l) for l in src.read_text(encoding="utf-8").splitlines() if l.strip()))
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz: gz.write(src.read_bytes())
+        tmp = dst.with_name(f".{dst.name}.gz.tmp"); tmp.write_bytes(buf.getvalue()); os.replace(tmp, dst.with_name(dst.name + ".gz"))
+    elif src.suffix == ".json": atomic_write_json(dst, portable(json.loads(src.read_text(encoding="utf-8"))))
     else: shutil.copyfile(src, dst)
 
 # %% ../nbs/38_published.ipynb #4bbf6f3c
@@ -269,7 +272,7 @@ def _copy_in(src: Path, dst: Path) -> None:
     import shutil
     dst.parent.mkdir(parents=True, exist_ok=True)
     gz = src.with_name(src.name + ".gz")
-    if gz.exists(): dst.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in read_records_gz(gz)), encoding="utf-8")
+    if gz.exists(): dst.write_bytes(gzip.decompress(gz.read_bytes()))   # the stage's own bytes: a resumed stage appends to them
     elif src.exists(): shutil.copyfile(src, dst)
 
 # %% ../nbs/38_published.ipynb #270b730b

@@ -87,6 +87,20 @@ def compare_claims(new_csv: Path, committed_csv: Path) -> list[str]:
         lines.append(f"  {i}: committed {before}, this run {after}{value}")
     return lines
 
+def check_published(log=print) -> int:
+    """The first check of the published evidence (results/, see `personalwab publish`): every published trajectory is
+    graded again by this checkout's scorer; prints one line per run and how far the published computation is, and
+    returns the number of records whose score differs from the published one (any makes the reproduction fail)."""
+    from personalwab.published import load_plan, progress, rescore_published, results_dir
+    if not (results_dir()/"runs").exists(): log("\nNo published runs in results/ to check."); return 0
+    df = rescore_published(log=lambda *a: None)
+    log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
+        f"{int(df.differ.sum())} differ")
+    for r in df.itertuples(): log(f"  {r.run}: {r.records} records, {r.differ} differ" + (f" (largest {r.largest:.4f}: {r.tasks})" if r.differ else ""))
+    p = progress(load_plan())
+    log(f"  the published computation: {int(p.done.sum())} of {int(p.planned.sum())} planned episodes (PUMA's runs not yet counted)")
+    return int(df.differ.sum())
+
 def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
     return [p for p in nbs if not only or any(o in p.stem for o in only)]
@@ -166,6 +180,9 @@ def main(argv=None) -> int:
         print("\nThis run against the committed figures/ (figures/claims.csv):")
         for line in compare_claims(out/"claims.csv", ROOT/"figures"/"claims.csv"): print("  " + line)
     if missing: print("\nNot reproduced yet (notebook missing):\n  " + "\n  ".join(missing))
+    if args.profile == "default" and not args.only:
+        differ = check_published()
+        if differ: failures.append(f"published scores ({differ} records differ)")
     if failures: print(f"\nFAILED notebooks: {failures}"); return 1
     return 0
 
