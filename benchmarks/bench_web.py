@@ -19,18 +19,7 @@ from __future__ import annotations
 import argparse, statistics, sys, tempfile, time
 from collections import defaultdict
 
-
-class Timed:
-    "Proxy that accumulates the wall time spent in the wrapped object's methods."
-    def __init__(self, obj, clock: dict): self._obj, self._clock = obj, clock
-    def __getattr__(self, name):
-        f = getattr(self._obj, name)
-        if not callable(f): return f
-        def timed(*a, **kw):
-            t = time.perf_counter()
-            try: return f(*a, **kw)
-            finally: self._clock["s"] = self._clock.get("s", 0.0) + time.perf_counter() - t
-        return timed
+from bench_env import Timed          # the model-time proxy of the function track's benchmark (benchmarks/ is on the path)
 
 
 def med(xs): return statistics.median(xs) if xs else float("nan")
@@ -70,8 +59,8 @@ def step_times(b, res, tasks, driver, label):
     from personalwab.web.env import ShopEnv
     from personalwab.web.gold import gold_trajectory
     clock = {}
-    env = make_env(b, "single", searcher=Timed(res.searcher("pyserini"), clock), recommender=Timed(res.recommender(), clock),
-                   review_scorer=Timed(res.review_scorer(), clock))
+    env = make_env(b, "single", searcher=Timed(res.searcher("pyserini"), clock, "s"), recommender=Timed(res.recommender(), clock, "s"),
+                   review_scorer=Timed(res.review_scorer(), clock, "s"))
     per_kind, resets = defaultdict(list), []
     with ShopEnv(env, driver=driver) as se:
         for task in tasks:
