@@ -44,3 +44,18 @@ def test_bad_outputs_are_reasons():
 def test_huge_output_is_read_from_its_end():
     a, err = parse_action("x" * 2_000_000 + " click(5)")
     assert a == PageAction("click", 5)
+
+
+# truncation: whatever the DOM and budget, the cut is a suffix of the DOM that starts at an element and fits
+from personalwab.web.observation import elements_of, smollm2_tokens, truncate
+
+doms = st.lists(st.tuples(st.sampled_from(["p", "a", "li", "button"]), st.integers(0, 999), st.text(alphabet="abc xyz&;", max_size=30)),
+                max_size=40).map(lambda xs: "".join(f'<{t} node="{n}">{x.replace("&", "&amp;")}</{t}>' for t, n, x in xs))
+
+@settings(max_examples=150, deadline=None)
+@given(doms, st.integers(0, 400))
+def test_truncate_keeps_whole_elements_of_the_end(dom, budget):
+    cut, was_cut = truncate(dom, budget, smollm2_tokens)
+    assert dom.endswith(cut) and (cut == dom) == (not was_cut)
+    if was_cut: assert smollm2_tokens(cut) <= budget and (cut == "" or cut.startswith("<") and not cut.startswith("</"))
+    assert "".join(elements_of(dom)) == dom

@@ -7,7 +7,7 @@ from personalwab.resources import Resources
 from personalwab.simulator import UserSimulator
 from personalwab.web.drivers import chromium_path
 from personalwab.web.env import ShopEnv
-from personalwab.web.gold import gold_trajectory
+from personalwab.web.gold import REVIEW_BUTTON, gold_trajectory
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed (Debian: apt-get install chromium)")
 
@@ -36,3 +36,21 @@ def test_chromium_equals_in_process(track, tmp_path):
     from PIL import Image
     im = Image.open(shots[0]).convert("RGB")
     assert im.size == (1280, 900) and any(p == (255, 0, 0) for p in im.getdata())   # the outline is drawn
+
+
+def test_text_area_line_breaks_and_markup_reach_the_function_alike(tmp_path):
+    "A review typed with line breaks and markup is the same function argument from both drivers (browsers send CRLF)."
+    b = load_benchmark(progress=False); res = Resources(b)
+    task = next(t for t in b.split("test") if t.type == "review")
+    text = "Line one.\nLine <b>two</b> & three.\n\nEnd"
+    calls = []
+    for driver in ("inprocess", "chromium"):
+        with ShopEnv(make_env(b, "single", resources=res), driver=driver) as se:
+            se.reset(task)
+            se.driver.open(f"/product/{task.target_asin}"); se.observe()
+            box = se.driver.tree().xpath('//textarea[@name="review"]')[0].get("node")
+            se.step(f"type({box}, {text!r})")
+            assert se.obs.dom.count("Line &lt;b&gt;two&lt;/b&gt;") == 1          # the typed text shows, escaped
+            se.step(f"click({se.driver.tree().xpath(REVIEW_BUTTON)[0].get('node')})")
+            calls.append(se.session.calls[0].arguments)
+    assert calls == [{"review": text}, {"review": text}]
