@@ -9,7 +9,8 @@ from personalwab.web.drivers import chromium_path
 from personalwab.web.env import ShopEnv
 from personalwab.web.gold import REVIEW_BUTTON, gold_trajectory
 
-pytestmark = pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed (Debian: apt-get install chromium)")
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web_chromium"),
+              pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed (Debian: apt-get install chromium)")]
 
 def trace(se, task):
     "Replay the gold of `task` step by step, recording what each step saw and did."

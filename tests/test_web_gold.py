@@ -9,6 +9,8 @@ from personalwab.simulator import UserSimulator
 from personalwab.web.env import ShopEnv
 from personalwab.web.gold import evaluate_steps, gold_trajectory, replay_gold, step_metrics
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web_gold")]   # MiniLM, SASRec and pyserini over every test task
+
 @pytest.fixture(scope="module")
 def bench():
     b = load_benchmark(progress=False)
