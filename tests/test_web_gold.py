@@ -40,3 +40,20 @@ def test_step_metrics_of_the_gold_policy_are_perfect(bench):
         per_task.append(evaluate_steps(se, task, lambda obs: str(next(steps).on(se.driver.tree()))))
     m = step_metrics(per_task)
     assert (m["element_acc"], m["op_f1"], m["step_sr"], m["task_sr"]) == (1.0, 1.0, 1.0, 1.0) and m["steps"] > 3
+
+def test_web_run_through_the_runner_scores_as_the_function_run(bench, tmp_path):
+    "The runner runs the web oracle (resumable records with page steps) and it scores what the function oracle does."
+    from personalwab.runconfig import RunConfig
+    from personalwab.runner import run
+    from personalwab.web.run import run_web, web_config
+    b, res = bench
+    cfg = RunConfig(method="oracle", limit=9, sample="stratified")
+    fn = run(cfg, tmp_path, progress=False, benchmark=b, resources=res)
+    wr = run_web(cfg, tmp_path, progress=False, benchmark=b, resources=res)
+    assert web_config(cfg).hash != cfg.hash and wr.dir != fn.dir
+    cols = ["task_id", "type", "function_acc", "result_acc"]
+    assert wr.results[cols].sort_values("task_id").values.tolist() == fn.results[cols].sort_values("task_id").values.tolist()
+    import json
+    recs = [json.loads(l) for l in (wr.dir/"results.jsonl").read_text().splitlines()]
+    assert all(r["interface"] == "web" and r["status"] == "ok" and r["steps"] == len(r["page_steps"]) for r in recs)
+    assert all({"url", "action", "node", "dom_tokens", "calls"} <= set(s) for r in recs for s in r["page_steps"])
