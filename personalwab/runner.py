@@ -11,8 +11,7 @@ from typing import Any, Callable, Iterable
 
 # %% auto #0
 __all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
-           'RunResult', 'RunLocked', 'Terminated', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run',
-           'stop_on_sigterm']
+           'RunResult', 'Terminated', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -33,6 +32,7 @@ from .records import (RECORD_HEAD, SCORE_COLUMNS, ResultWriter, UnwritableRecord
                       error_record, latest_records, load_results, read_json, read_jsonl, record_problem, repair_jsonl,
                       results_path, summarize, task_seed, usage_by_role, _now)
 from .provenance import ENV_PACKAGES, environment_info, git_state
+from .rundir import RunDir, RunLocked, TaskRecord
 from .results import compare, expand_runs, rescore_reviews, run_config, run_summary, score, summary_path, view
 
 # %% ../nbs/30_runner.ipynb #26d29fb1
@@ -123,20 +123,20 @@ class RunResult:
 # %% ../nbs/30_runner.ipynb #1f36a169
 class _Tally:
     "Running totals for the progress bar."
-    def __init__(self, recs: Iterable[dict] = ()):
+    def __init__(self, recs: Iterable[TaskRecord] = ()):
         self.n = self.f = self.r = self.cost = self.err = 0.0
         for r in recs: self.add(r)
-    def add(self, r: dict):
-        if r.get("status") == "ok": self.n += 1; self.f += r["function_acc"]; self.r += r["result_acc"]
+    def add(self, r: TaskRecord):
+        if r.ok: self.n += 1; self.f += r.function_acc; self.r += r.result_acc
         else: self.err += 1
-        self.cost += r.get("cost_usd") or 0.0
+        self.cost += r.cost_usd
     def postfix(self) -> dict:
         n = max(self.n, 1)
         return {"F": f"{self.f/n:.3f}", "R": f"{self.r/n:.3f}", "$": f"{self.cost:.4f}", "err": int(self.err)}
 
 # %% ../nbs/30_runner.ipynb #707df78d
-def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, writer, t_run, built) -> dict:
-    "Run one (task, trial) in a worker thread and write its record; raises only when the disk refuses the write."
+def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
+    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = threading.current_thread().name
     try:
@@ -151,19 +151,10 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
     except Exception as e:
         rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
                            wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
-    rec["invocation"] = t_run
-    try: writer.write(rec)
+    try: return rd.append(rec)
     except UnwritableRecord as e:       # the task's record cannot be serialised: record that instead (retried on resume)
-        rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
-                           wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker) | {"invocation": t_run}
-        writer.write(rec)
-    return rec
-
-# %% ../nbs/30_runner.ipynb #8adbced6
-class RunLocked(RuntimeError):
-    "The run directory is locked: another process is writing this very run (wait for it, then its results are reused)."
-    def __init__(self, d: Path):
-        super().__init__(f"{d} is being written by another process (lock {d/'.lock'})"); self.dir = d
+        return rd.append(error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
+                                      wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker))
 
 # %% ../nbs/30_runner.ipynb #9a5de38f
 class Terminated(KeyboardInterrupt):
@@ -198,10 +189,6 @@ def check_names(cfg: RunConfig) -> None:
     if cfg.data not in ("default", "tiny") and not Path(cfg.data).is_dir():
         raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny or an official-format folder)")
 
-# %% ../nbs/30_runner.ipynb #495d76cc
-def _done(path: Path, keys: set) -> int:
-    return sum((r["task_id"], r.get("trial", 0)) in keys for r in latest_records(read_jsonl(path)) if r.get("status") == "ok")
-
 # %% ../nbs/30_runner.ipynb #e096d79f
 def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
     "Torch intra-op threads for each of `workers` worker threads on `cores` cores (default: this process's); None for one worker (torch's own setting)."
@@ -214,70 +201,41 @@ def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
         benchmark: Benchmark | None = None, resources: Resources | None = None) -> RunResult:
-    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/`: results.jsonl, summary.json, env.json; the environments take their parts from `resources` (default: `Resources(b)`)."
+    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts from `resources` (default: `Resources(b)`)."
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
     except KeyError as e: raise UsageError(e.args[0]) from None
-    proto = protocol_info(b)                              # what the scores mean (env.json, summary.json); not in the run hash
-    d = run_dir(cfg, out_dir); d.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(d/".lock"))
-    try: lock.acquire(timeout=0)
-    except Timeout: raise RunLocked(d) from None
-    try:
-        for tmp in d.glob(".*.tmp"): tmp.unlink()          # left by a kill during an atomic write; we hold the lock
-        atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(), "config": cfg.model_dump()})
-        path = d/"results.jsonl"
-        repair_jsonl(path)
-        recs = read_jsonl(path) if path.exists() else []
-        attempts: dict[tuple, int] = {}
-        for r in recs: attempts[(r["task_id"], r.get("trial", 0))] = attempts.get((r["task_id"], r.get("trial", 0)), 0) + 1
-        done = {(r["task_id"], r.get("trial", 0)) for r in recs if r.get("status") == "ok"}
-        wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
-        todo = [(t, i) for t, i in wanted if (t.id, i) not in done]
-        keys = {(t.id, i) for t, i in wanted}
-        envs = (read_json(d/"env.json", "environment record") or {}).get("invocations", [])
-        envs = envs if isinstance(envs, list) else []
-        t_run, inv = len(envs), environment_info(cfg) | {"todo": len(todo), "skipped": len(wanted) - len(todo)}
-        inv["protocol"] = proto
-        atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
-        tally = _Tally(r for r in latest_records(recs) if r.get("status") == "ok")
-        n_err, stopped, failed = 0, None, False
-        res = resources if resources is not None else Resources(b)
-        af, ef = agent_factory or default_agent_factory, env_factory or functools.partial(default_env_factory, resources=res)
-        local, built = threading.local(), []
+    wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
+    res = resources if resources is not None else Resources(b)
+    af, ef = agent_factory or default_agent_factory, env_factory or functools.partial(default_env_factory, resources=res)
+    local, built, n_err, stopped = threading.local(), [], 0, None
+    # protocol_info: what the scores mean (env.json, summary.json); not in the run hash
+    with RunDir(cfg, out_dir, [(t.id, i) for t, i in wanted], protocol_info(b)) as rd:
+        left = set(rd.todo)
+        todo = [(t, i) for t, i in wanted if (t.id, i) in left]
+        tally = _Tally(rd.successes)
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
         bar.set_postfix(tally.postfix(), refresh=False)
-        with ResultWriter(path) as writer, torch_threads(worker_torch_threads(cfg.workers)):
+        with torch_threads(worker_torch_threads(cfg.workers)):
             pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
             try:
-                futs = [pool.submit(_solve_one, cfg, b, t, i, attempts.get((t.id, i), 0) + 1, local, af, ef, writer, t_run, built) for t, i in todo]
+                futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built) for t, i in todo]
                 for fut in as_completed(futs):
-                    rec = fut.result(); tally.add(rec); n_err += rec["status"] != "ok"
+                    rec = fut.result(); tally.add(rec); n_err += not rec.ok
                     bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
             except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
-                stopped = e
+                stopped = e                                # leaving `rd` closes the file: running tasks' records are dropped
                 pool.shutdown(wait=False, cancel_futures=True)
-                writer.close()                             # after a line being written; running tasks' records are dropped
             except BaseException:
-                failed = True
                 pool.shutdown(wait=True, cancel_futures=True); raise
             finally:
                 if stopped is None: pool.shutdown(wait=True)
                 bar.close()
-                # after a failure (e.g. a full disk) the derived files are best effort: the first error is the one reported
-                with contextlib.suppress(OSError) if failed else contextlib.nullcontext():
-                    summary = summarize(read_jsonl(path), cfg, expected=keys, seed=cfg.seed)
-                    summary["protocol"] = proto
-                    atomic_write_json(d/"summary.json", summary)
-                    if built:                              # what the agent says about itself (agent.params)
-                        inv["agent"] = getattr(built[0], "params", None) or {"class": type(built[0]).__name__}
-                        atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
-        if stopped is not None: raise RunInterrupted(d, _done(path, keys), len(wanted), isinstance(stopped, Terminated)) from None
-        return RunResult(d, summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
-    finally:
-        lock.release()
+                rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
+    if stopped is not None: raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated)) from None
+    return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
 
 # %% ../nbs/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager
