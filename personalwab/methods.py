@@ -12,10 +12,10 @@ from .llm import LLM
 from .memory import get_memory
 from .agents import Agent, FunctionCallingAgent, ReActAgent, InteRecAgent, RECMIND_RULES
 from .puma_agent import PumaAgent, PumaGPTAgent
-from .rule_agents import RuleAgent
+from .rule_agents import OracleAgent, RuleAgent
 
 # %% auto #0
-__all__ = ['METHODS', 'WebAgent', 'check_agent', 'get_agent']
+__all__ = ['METHODS', 'NO_LLM_METHODS', 'WebAgent', 'check_agent', 'get_agent']
 
 # %% ../nbs/44_methods.ipynb #f4f33e50
 @runtime_checkable
@@ -49,7 +49,9 @@ METHODS: dict[str, Callable[..., Agent]] = {
     "puma": lambda llm, b, **kw: PumaAgent(llm, b, **kw),
     "rules": lambda llm, b, **kw: RuleAgent(b, **kw),   # no LLM: the agent LLM is never loaded
     "rules_category": lambda llm, b, **kw: RuleAgent(b, use_target_category=True, **kw),
+    "oracle": lambda llm, b, **kw: OracleAgent(b, **kw),   # the right call with the ideal argument: each type's ceiling
 }
+NO_LLM_METHODS = frozenset({"oracle"})   # methods whose `agent_llm` is neither checked nor built
 
 def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> WebAgent:
     "The agent of `method` (a name of `METHODS`) on `llm` (an LLM or a spec) for benchmark `b`."

@@ -4,104 +4,53 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, functools, json, os, random, shlex, signal, threading, time, warnings
+import contextlib, dataclasses, functools, os, random, shlex, signal, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 # %% auto #0
-__all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
-           'RunResult', 'Terminated', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
+__all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'Terminated', 'RunInterrupted', 'check_names',
+           'worker_torch_threads', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
-from filelock import FileLock, Timeout
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")        # tqdm.auto warns when ipywidgets is absent, then uses text bars
     from tqdm.auto import tqdm
-from .config import repo_root, runs_dir, torch_threads
+from .config import torch_threads
 from .protocol import protocol_info
-from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
-from .llm_cache import encodable
+from .schema import Benchmark, Task
 from .resources import Resources, shared_llm
 
 # %% ../nbs/30_runner.ipynb #6af6d2d3
-from .runconfig import IDENTITY_FIELDS, RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir
-from .records import (RECORD_HEAD, SCORE_COLUMNS, ResultWriter, UnwritableRecord, atomic_write_json, dumps, episode_record,
-                      error_record, latest_records, load_results, read_json, read_jsonl, record_problem, repair_jsonl,
-                      results_path, summarize, task_seed, usage_by_role, _now)
-from .provenance import ENV_PACKAGES, environment_info, git_state
-from .rundir import RunDir, RunLocked, TaskRecord
-from .results import compare, expand_runs, rescore_reviews, run_config, run_summary, score, summary_path, view
+from .runconfig import RunConfig, UsageError, agent_kwargs, load_data, select_tasks
+from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
+from .rundir import RunDir, TaskRecord
 
-# %% ../nbs/30_runner.ipynb #26d29fb1
-class OracleAgent:
-    "Calls the right function with the ideal argument (`personalwab.env.oracle_action`), then `stop` in multi-turn."
-    name = "oracle"
-    def __init__(self, b: Benchmark, history: int = 30, pause_s: float = 0.0, **_):
-        self.b, self.history, self.pause_s = b, history, pause_s
-
-    @property
-    def params(self) -> dict: return {"method": self.name, "history": self.history, "pause_s": self.pause_s}
-
-    def solve(self, env, task: Task, seed: int | None = None):
-        from personalwab.env import Action, oracle_action
-        env.reset(task)
-        if self.pause_s: time.sleep(self.pause_s)
-        env.log_call({"role": "agent", "model": "oracle"})
-        if not env.step(oracle_action(self.b, task, self.history)).done:   # multi-turn: terminal calls do not end it
-            env.log_call({"role": "agent", "model": "oracle"}); env.step(Action("stop"))
-        return env.episode()
-
-# %% ../nbs/30_runner.ipynb #7a3e4f0c
-def agent_kwargs(cfg: RunConfig) -> dict:
-    "Keyword arguments for `get_agent`: `params`, plus `temperature`, `seed` and (when set) `memory_length`."
-    kw = dict(cfg.params)
-    kw.setdefault("temperature", cfg.temperature); kw.setdefault("seed", cfg.seed)
-    if cfg.memory_length is not None: kw.setdefault("memory_length", cfg.memory_length)
-    return kw
+# %% ../nbs/30_runner.ipynb #ed036243
+# Scripts written against earlier versions import these from the runner (`from personalwab.runner import RunConfig,
+# run, view`; the resume, kill and concurrency tests); the package's own modules import each name from where it is defined.
+from .runconfig import run_dir
+from .records import latest_records, read_jsonl
+from .rundir import RunLocked
+from .results import score, view
 
 # %% ../nbs/30_runner.ipynb #245b0904
 def default_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The agent of `cfg.method` (the oracle, or `personalwab.methods.get_agent`)."
-    if cfg.method == "oracle": return OracleAgent(b, **cfg.params)
-    from personalwab.methods import get_agent
-    return get_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
+    "The agent of `cfg.method` (`personalwab.methods.get_agent`) on the shared LLM of `cfg.agent_llm` (none for a method without one)."
+    from personalwab.methods import NO_LLM_METHODS, get_agent
+    return get_agent(cfg.method, None if cfg.method in NO_LLM_METHODS else shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
 # %% ../nbs/30_runner.ipynb #184b5bba
 def default_env_factory(cfg: RunConfig, b: Benchmark, resources: Resources | None = None):
     "A fresh `WebEnv` for `cfg.track` with the parts of `resources` (default: `Resources(b)`) (+ its own simulator on `cfg.user_llm`)."
     from personalwab.env import make_env
     kw = dict(cfg.env_params, resources=resources)
-    if cfg.track == "multi":
+    if cfg.spec.needs_simulator:
         from personalwab.simulator import UserSimulator
         kw["simulator"] = UserSimulator(shared_llm(cfg.user_llm), b, allow_stop=kw.pop("allow_user_stop", True), seed=cfg.seed)
     return make_env(b, cfg.track, max_steps=cfg.max_steps, **kw)
-
-# %% ../nbs/30_runner.ipynb #e243847e
-def stratified(tasks: list[Task]) -> list[Task]:
-    """The tasks reordered so that the types take turns (search, recommend, review, search, ...), each type in its file
-    order; a type that runs out drops out of the rotation. Any prefix of 3k tasks then holds k of each type (when each has
-    k), and the prefixes of every length are nested: a paired sample that grows without changing the tasks already run."""
-    by = {ty: [t for t in tasks if t.type == ty] for ty in TASK_TYPES}
-    out, i = [], 0
-    while len(out) < len(tasks):
-        out += [by[ty][i] for ty in TASK_TYPES if i < len(by[ty])]; i += 1
-    return out
-
-# %% ../nbs/30_runner.ipynb #37a36422
-def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
-    """The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`, after ordering
-    them by `cfg.sample` ('stratified': `stratified` order, so `limit=12` means 4 tasks of each type)."""
-    tasks = b.split(cfg.split)
-    if cfg.task_ids is not None:
-        byid = {t.id: t for t in tasks}
-        if missing := [i for i in cfg.task_ids if i not in byid]:
-            raise KeyError(f"task ids not in split {cfg.split!r}: {missing[:5]}{' ...' if len(missing) > 5 else ''}")
-        tasks = [byid[i] for i in cfg.task_ids]
-    if cfg.sample == "stratified": tasks = stratified(tasks)
-    return tasks[:cfg.limit] if cfg.limit else list(tasks)
 
 # %% ../nbs/30_runner.ipynb #1eabe8f2
 @dataclasses.dataclass
@@ -177,10 +126,11 @@ class RunInterrupted(KeyboardInterrupt):
 def check_names(cfg: RunConfig) -> None:
     "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist."
     from personalwab.llm import BACKENDS
-    if cfg.method != "oracle":
-        from personalwab.methods import METHODS
-        if cfg.method not in METHODS: raise UsageError(f"unknown method {cfg.method!r}; known: oracle, {', '.join(sorted(METHODS))}")
-    specs = ([("agent_llm", cfg.agent_llm)] if cfg.method != "oracle" else []) + ([("user_llm", cfg.user_llm)] if cfg.track == "multi" else [])
+    from personalwab.methods import METHODS, NO_LLM_METHODS
+    if cfg.method not in METHODS:                          # the methods without an LLM first, then the others, alphabetically
+        known = sorted(METHODS, key=lambda m: (m not in NO_LLM_METHODS, m))
+        raise UsageError(f"unknown method {cfg.method!r}; known: {', '.join(known)}")
+    specs = ([("agent_llm", cfg.agent_llm)] if cfg.method not in NO_LLM_METHODS else []) + ([("user_llm", cfg.user_llm)] if cfg.spec.needs_simulator else [])
     for field, spec in specs:
         if spec.partition(":")[0] not in BACKENDS:
             raise UsageError(f"{field}: unknown LLM backend {spec.partition(':')[0]!r} in {spec!r}; known: {', '.join(sorted(BACKENDS))}")
