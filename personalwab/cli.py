@@ -16,10 +16,11 @@ import pandas as pd
 import typer
 from pydantic import ValidationError
 from .config import offline
-from .llm_cache import encodable
-from .runner import (RunConfig, RunInterrupted, RunResult, Terminated, UsageError, check_names, load_config_file,
-                                load_data, one_line, parse_params, results_path, run, run_dir, score, select_tasks, stop_on_sigterm,
-                                summary_path, view)
+from .encoding import encodable
+from .runconfig import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
+from .records import results_path
+from .results import score, summary_path, view
+from .runner import RunInterrupted, RunResult, Terminated, check_names, run, stop_on_sigterm
 from . import estimate as est_
 from .protocol import PROTOCOL_VERSION
 from .rescore import rescore, rescored_summary_path
@@ -290,7 +291,7 @@ METHOD_HELP = {"no_memory": "function calling, no memory of the user",
 def methods_cli() -> None:
     "List the methods `personalwab run METHOD` accepts, one line each."
     from personalwab.methods import METHODS
-    for m in [*METHODS, "oracle"]: print(f"{m:<16} {METHOD_HELP.get(m, '')}")
+    for m in METHODS: print(f"{m:<16} {METHOD_HELP.get(m, '')}")
 
 app.command("methods")(methods_cli)
 app.add_typer(submit_app, name="submit")
