@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['submit_app', 'app', 'METHOD_HELP', 'publish_app', 'cli_errors', 'runs_view_cli', 'rescore_cli', 'consistency_cli',
            'view_cli', 'prepare_cli', 'validate_cli', 'run_cli', 'score_cli', 'build_index_cli', 'train_sasrec_cli',
-           'puma_stage_cli', 'serve_cli', 'main', 'methods_cli', 'publish_status_cli', 'publish_compute_cli',
-           'publish_pack_cli', 'publish_rescore_cli', 'publish_restore_cli']
+           'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'publish_status_cli',
+           'publish_compute_cli', 'publish_pack_cli', 'publish_rescore_cli', 'publish_restore_cli']
 
 # %% ../nbs/90_cli.ipynb #526f9607
 import contextlib, json, os, sys, warnings
@@ -245,6 +245,24 @@ def serve_cli(model: Annotated[str, _Opt(help="LLM spec: smollm2 | tiny | hf:<pa
     from personalwab.llm_openai import serve_forever
     serve_forever(model, host=host, port=port)
 
+# %% ../nbs/90_cli.ipynb #a3033688
+def shop_cli(task: Annotated[str, _Opt(help="task id, e.g. test-00000")] = "test-00000",
+             data: Annotated[str, _Opt(help="benchmark: default | tiny | <official-format dir>")] = "default",
+             track: Annotated[str, _Opt(help="single | multi (multi: the simulated user answers chat messages)")] = "single",
+             engine: Annotated[str, _Opt(help="pyserini | bm25s")] = "pyserini",
+             host: Annotated[str, _Opt(help="bind address (keep it on loopback unless you mean it)")] = "127.0.0.1",
+             port: Annotated[int, _Opt(help="TCP port")] = 8000) -> None:
+    "Serve the web shop of one task (its user signed in, their history before the task) for a person to browse."
+    with cli_errors("shop"):
+        if track not in ("single", "multi"): raise UsageError(f"--track must be single or multi, got {track!r}")
+        from personalwab.env import make_env
+        from personalwab.resources import Resources
+        from personalwab.web.site import serve_shop
+        b = load_data(data)
+        env = make_env(b, track, engine=engine, resources=Resources(b))
+        env.reset(task)                  # a bad task id is one clear line before anything is served
+        serve_shop(env, task, host=host, port=port)
+
 # %% ../nbs/90_cli.ipynb #35d94537
 app = typer.Typer(name="personalwab", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="PersonalWAB benchmark and PUMA: run agents, score runs, check data, train the recommender and PUMA.")
@@ -256,6 +274,7 @@ app.command("build-index")(build_index_cli)
 app.command("train-sasrec")(train_sasrec_cli)
 app.command("puma")(puma_stage_cli)
 app.command("serve")(serve_cli)
+app.command("shop")(shop_cli)
 
 def _warning_line(message, category, filename, lineno, line=None) -> str:
     return f"warning: {message}\n"                     # one line, no source path (e.g. a skipped bad result line)

@@ -1,0 +1,57 @@
+"""An oracle episode in real Chromium equals the in-process one: the same URLs, observations, logged calls and
+scores; screenshots are saved with the acted-on element outlined. Skipped only where no Chromium is installed."""
+import pytest
+from personalwab.data import load_benchmark
+from personalwab.env import make_env
+from personalwab.resources import Resources
+from personalwab.simulator import UserSimulator
+from personalwab.web.drivers import chromium_path
+from personalwab.web.env import ShopEnv
+from personalwab.web.gold import REVIEW_BUTTON, gold_trajectory
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("web_chromium"),
+              pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed (Debian: apt-get install chromium)")]
+
+def trace(se, task):
+    "Replay the gold of `task` step by step, recording what each step saw and did."
+    out = [(se.reset(task).url, se.obs.dom)]
+    for g in gold_trajectory(se.env.b, se.session.task, se.env.track):
+        obs, done, st = se.step(g.on(se.driver.tree()))
+        out.append((st.url, st.action, st.ok, st.calls, obs.url, obs.dom, obs.tokens))
+        if done: break
+    e = se.episode().episode
+    return out, (e.function_acc, e.result_acc, e.actions, e.end)
+
+@pytest.mark.parametrize("track", ["single", "multi"])
+def test_chromium_equals_in_process(track, tmp_path):
+    b = load_benchmark(progress=False); res = Resources(b)
+    tasks = [next(t for t in b.split("test") if t.type == k) for k in ("search", "recommend", "review")]
+    sim = (lambda: UserSimulator(None, b)) if track == "multi" else (lambda: None)
+    fast = ShopEnv(make_env(b, track, resources=res, simulator=sim()))
+    with ShopEnv(make_env(b, track, resources=res, simulator=sim()), driver="chromium", shots=tmp_path) as real:
+        for task in tasks:
+            a, b_ = trace(fast, task), trace(real, task)
+            assert a == b_, task.id
+    shots = sorted(tmp_path.glob("*.png"))
+    assert len(shots) == sum(len(gold_trajectory(b, t, track)) for t in tasks)
+    from PIL import Image
+    im = Image.open(shots[0]).convert("RGB")
+    assert im.size == (1280, 900) and any(p == (255, 0, 0) for p in im.getdata())   # the outline is drawn
+
+
+def test_text_area_line_breaks_and_markup_reach_the_function_alike(tmp_path):
+    "A review typed with line breaks and markup is the same function argument from both drivers (browsers send CRLF)."
+    b = load_benchmark(progress=False); res = Resources(b)
+    task = next(t for t in b.split("test") if t.type == "review")
+    text = "Line one.\nLine <b>two</b> & three.\n\nEnd"
+    calls = []
+    for driver in ("inprocess", "chromium"):
+        with ShopEnv(make_env(b, "single", resources=res), driver=driver) as se:
+            se.reset(task)
+            se.driver.open(f"/product/{task.target_asin}"); se.observe()
+            box = se.driver.tree().xpath('//textarea[@name="review"]')[0].get("node")
+            se.step(f"type({box}, {text!r})")
+            assert se.obs.dom.count("Line &lt;b&gt;two&lt;/b&gt;") == 1          # the typed text shows, escaped
+            se.step(f"click({se.driver.tree().xpath(REVIEW_BUTTON)[0].get('node')})")
+            calls.append(se.session.calls[0].arguments)
+    assert calls == [{"review": text}, {"review": text}]
