@@ -1,6 +1,6 @@
 """How much the search index's document template matters: the top-10 BM25 lists of every
 instruction of a benchmark over the catalog indexed with the original's document text
-(`personalwab.web_tools.product_document`, the memory prompt's product block without its `Product:`
+(`personalwab.render.product_document`, the memory prompt's product block without its `Product:`
 header line, which the original's index does not have) against the same
 catalog indexed with other templates.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse, json
 
 from personalwab.data import load_benchmark
-from personalwab.web_tools import product_document, render_product
+from personalwab.render import product_document, render_product
 from personalwab.schema import Product
 from personalwab.search import BM25sSearcher
 import personalwab.search as search

@@ -10,24 +10,24 @@ from pathlib import Path
 from typing import Callable
 
 # %% auto #0
-__all__ = ['SINGLE_TURN_CALLS', 'REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RECMIND_RULES', 'INTEREC_RULES',
-           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message',
-           'tool_result_message', 'fit_memory', 'FunctionCallingAgent', 'parse_react', 'transcript', 'ReActAgent',
-           'interec_store', 'InteRecAgent']
+__all__ = ['REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RECMIND_RULES', 'INTEREC_RULES', 'TASKSPECIFIC_RULES',
+           'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message', 'tool_result_message',
+           'fit_memory', 'FunctionCallingAgent', 'parse_react', 'transcript', 'ReActAgent', 'interec_store',
+           'InteRecAgent']
 
 # %% ../nbs/41_agents.ipynb #dfeed4fd
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE
 from .llm import LLM, Completion, get_llm
-from .llm_cache import encodable
+from .encoding import encodable
 from .toolcalls import loads_bounded
 from .env import Action, Episode, WebEnv, StepResult
+from .track import TRACKS
 from .resources import shared
 from .web_tools import TERMINAL_FUNCTIONS
 from .memory import (Memory, get_memory, memory_length, ORIGINAL_MEMORY_LENGTH, InteRecProfiles, InteRecMemory, TaskSpecificMemory,
                                 interec_update_messages, parse_profile_update, PUMA_MEMORY_LENGTH, fit_prefix)
 
 # %% ../nbs/41_agents.ipynb #40cb3fbc
-SINGLE_TURN_CALLS = 10   # LLM calls allowed per single-turn task (the original's loop cap)
 REACT_SINGLE_TURN_CALLS = 3
 
 @dataclass
@@ -74,7 +74,7 @@ class Agent:
 
     def max_calls(self, env: WebEnv) -> int:
         "The loop cap: 10 LLM calls single-turn, `env.max_steps` multi-turn."
-        return SINGLE_TURN_CALLS if env.track == "single" else env.max_steps
+        return env.spec.call_limit(env.max_steps)
 
     def finish(self, ts: Turns) -> Episode:
         "The episode with the conversation, side-call usage and any error."
@@ -188,7 +188,7 @@ RECMIND_RULES = {
              "- The memory holds the user's past purchases and reviews.",
 }
 INTEREC_RULES = {t: "- Every request needs only one type of tool.\n"
-                    "- The memory holds the user's history and the products the user likes, dislikes and expects." for t in ("single", "multi")}
+                    "- The memory holds the user's history and the products the user likes, dislikes and expects." for t in TRACKS}
 TASKSPECIFIC_RULES = {
     "single": "- The memory below names the tool for this task: use that tool and no other, and build its input from the request and the task-specific memory.",
     "multi": "- The memory below names the tool for this task: use that tool and no other, and build its input from the request and the task-specific memory. "
@@ -264,7 +264,7 @@ class ReActAgent(FunctionCallingAgent):
     @property
     def params(self): return super().params | {"reflection": self.reflection, "max_calls_single": self.max_calls_single}
 
-    def max_calls(self, env): return self.max_calls_single if env.track == "single" else env.max_steps
+    def max_calls(self, env): return env.max_steps if env.spec.multi_turn else self.max_calls_single
 
     def step_tools(self, env): return None   # the tools are in the system prompt
 

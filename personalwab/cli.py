@@ -16,10 +16,12 @@ import pandas as pd
 import typer
 from pydantic import ValidationError
 from .config import offline
-from .llm_cache import encodable
-from .runner import (RunConfig, RunInterrupted, RunResult, Terminated, UsageError, check_names, load_config_file,
-                                load_data, one_line, parse_params, results_path, run, run_dir, score, select_tasks, stop_on_sigterm,
-                                summary_path, view)
+from .encoding import encodable
+from .runconfig import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
+from .track import track_spec
+from .records import results_path
+from .results import score, summary_path, view
+from .runner import RunInterrupted, RunResult, Terminated, check_names, run, stop_on_sigterm
 from . import estimate as est_
 from .protocol import PROTOCOL_VERSION
 from .rescore import rescore, rescored_summary_path
@@ -151,6 +153,8 @@ def run_cli(
     out_dir: Annotated[Optional[Path], _Opt(help="parent of run directories (default: config.runs_dir())")] = None,
     progress: Annotated[bool, _Opt(help="show the progress bar")] = True,
     estimate: Annotated[bool, _Opt("--estimate", help="print the expected LLM calls, tokens and dollars per role (no model called) and exit")] = False,
+    interface: Annotated[str, _Opt(help="functions (the agent calls the benchmark functions) | web (the agent acts on the shop's pages)")] = "functions",
+    driver: Annotated[str, _Opt(help="web interface: inprocess (HTTP client + lxml) | chromium (a real browser, screenshots)")] = "inprocess",
 ) -> RunResult:
     "Run (or resume) an agent over a track and split; prints the run's summary table."
     with cli_errors("run"), stop_on_sigterm():
@@ -164,12 +168,16 @@ def run_cli(
         try: cfg = RunConfig.model_validate(d)
         except ValidationError as e: raise UsageError(one_line(e, f"--config {config}" if config else "options")) from None
         check_names(cfg)                                  # a misspelt name or task id is one usage error, before any estimate or run
+        if interface not in ("functions", "web"): raise UsageError(f"--interface must be functions or web, got {interface!r}")
+        if interface == "web":
+            from personalwab.web.run import run_web, web_config, web_settings, check_web_method
+            cfg = web_config(cfg, driver); web_settings(cfg); check_web_method(cfg)
         try: select_tasks(load_data(cfg.data, progress=False), cfg)
         except KeyError as x: raise UsageError(x.args[0]) from None
         if estimate: e = est_.estimate(cfg, root=out_dir); est_.print_estimate(e); return e
         try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
         except Exception as x: e = None; print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
-        res = run(cfg, out_dir=out_dir, progress=progress)
+        res = run_web(cfg, out_dir, driver=driver, progress=progress) if interface == "web" else run(cfg, out_dir=out_dir, progress=progress)
         view(res.dir)
         if e and e["roles"]: est_.record_estimate(res.dir, e); print(est_.estimate_vs_actual(res.dir, e).to_string(float_format="{:,.0f}".format))
         print(f"results: {res.dir/'results.jsonl'}  (ran {res.ran}, skipped {res.skipped}, errors {res.errors})")
@@ -253,7 +261,8 @@ def shop_cli(task: Annotated[str, _Opt(help="task id, e.g. test-00000")] = "test
              port: Annotated[int, _Opt(help="TCP port")] = 8000) -> None:
     "Serve the web shop of one task (its user signed in, their history before the task) for a person to browse."
     with cli_errors("shop"):
-        if track not in ("single", "multi"): raise UsageError(f"--track must be single or multi, got {track!r}")
+        try: track_spec(track)                             # the one place a track name is checked
+        except ValueError as e: raise UsageError(f"--track: {e}") from None
         from personalwab.env import make_env
         from personalwab.resources import Resources
         from personalwab.web.site import serve_shop
@@ -309,7 +318,7 @@ METHOD_HELP = {"no_memory": "function calling, no memory of the user",
 def methods_cli() -> None:
     "List the methods `personalwab run METHOD` accepts, one line each."
     from personalwab.methods import METHODS
-    for m in [*METHODS, "oracle"]: print(f"{m:<16} {METHOD_HELP.get(m, '')}")
+    for m in METHODS: print(f"{m:<16} {METHOD_HELP.get(m, '')}")
 
 app.command("methods")(methods_cli)
 app.add_typer(submit_app, name="submit")

@@ -11,45 +11,23 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from .schema import MAX_DEPTH, Benchmark, Product, Task, too_deep
-from .web_tools import (WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, STOP_SIGNAL,
-                                   render_product, tool_schemas, check_arguments)
+from .track import track_spec
+from .web_tools import WebFunctions, FunctionResult, TERMINAL_FUNCTIONS, FUNCTION_NAMES, tool_schemas, check_arguments
+from .render import STOP_SIGNAL, render_product
 from .metrics import best_attempt, function_accuracy, result_accuracy, get_review_scorer
 from .resources import Resources
-from .llm_cache import encodable
+from .encoding import encodable
 from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['SYS_PROMPT_SINGLE', 'SYS_PROMPT_MULTI', 'CUT_DEPTH', 'system_prompt', 'cut_nesting', 'Action', 'StepResult',
-           'Episode', 'WebEnv', 'shown_product', 'initial_observation', 'make_env', 'oracle_action', 'run_oracle']
+__all__ = ['CUT_DEPTH', 'system_prompt', 'cut_nesting', 'Action', 'StepResult', 'Episode', 'WebEnv', 'shown_product',
+           'initial_observation', 'make_env', 'oracle_action', 'run_oracle']
 
 # %% ../nbs/24_env.ipynb #9ea846a6
-SYS_PROMPT_SINGLE = """You are a personalized shopping agent that can search for products, recommend products, or write product reviews for a user.
-
-# Rules
-- The user gives you their user_id and a request. Choose the most appropriate tool for the request and call it.
-- Both the tool you choose and the input you give it determine the result.
-- You cannot talk with the user in this task: do not ask questions or reply with text.
-- You have only one try: calling search_product_by_query, get_recommendations_by_history or add_product_review ends the task.
-- You are evaluated on whether you chose the right tool and on the quality of the result: the rank of the product the user wants among the returned products (search and recommendation), or how similar your review is to the review the user would write.
-- If a memory of the user's past purchases and reviews is provided, use it to personalize your tool input."""
-
-SYS_PROMPT_MULTI = """You are a personalized shopping agent that can search for products, recommend products, or write product reviews for a user.
-
-# Rules
-- The user gives you their user_id and a request. Choose the most appropriate tool for the request and call it.
-- Both the tool you choose and the input you give it determine the result.
-- You may talk with the user to get more information or feedback, but you have at most <NUM> steps in total and fewer steps are better. Focus on calling tools rather than chatting.
-- When you have found the best tool input, or the user is satisfied or wants to move on, call the stop tool to end the task.
-- You are evaluated on whether you chose the right tool and on the quality of the result: the rank of the product the user wants among the returned products (search and recommendation), or how similar your review is to the review the user would write. Balance the number of steps against the quality of the result.
-- Do not make up information and do not add subjective comments.
-- Make at most one tool call at a time, and never reply to the user and call a tool in the same turn.
-- If a memory of the user's past purchases and reviews is provided, use it to personalize your tool input."""
-
 def system_prompt(track: Track, max_steps: int = 10) -> str:
-    "The environment's system prompt for `track` ('single' or 'multi')."
-    if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
-    return SYS_PROMPT_SINGLE if track == "single" else SYS_PROMPT_MULTI.replace("<NUM>", str(max_steps))
+    "The environment's system prompt for `track` ('single' or 'multi'; see `personalwab.track`)."
+    return track_spec(track).system_prompt(max_steps)
 
 # %% ../nbs/24_env.ipynb #67430363
 CUT_DEPTH = 3
@@ -132,7 +110,7 @@ class WebEnv:
     "The PersonalWAB web environment for one episode at a time."
     def __init__(self, b: Benchmark, track: Track = "single", max_steps: int = 10, searcher=None, recommender=None,
                  simulator=None, review_scorer=None, split: str = "test", seed: int = 0):
-        if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
+        self.spec = track_spec(track)                     # what the track decides (validated here, once)
         if max_steps < 1: raise ValueError(f"max_steps must be >= 1, got {max_steps}")
         self.b, self.track, self.max_steps, self.split = b, track, max_steps, split
         self.functions = WebFunctions(b, searcher, recommender)
@@ -185,11 +163,11 @@ def reset(self: WebEnv, task: Task | str | int | None = None) -> str:
     if not isinstance(task, Task):
         raise TypeError(f"reset takes a Task, a task id, an index into the split or None; got {type(task).__name__}")
     if task.user_id not in self.b.users: raise KeyError(f"task {task.id}: unknown user {task.user_id!r}")
-    if self.track == "multi" and self.simulator is None: raise ValueError("the multi-turn track needs a user simulator (see make_env)")
+    if self.spec.needs_simulator and self.simulator is None: raise ValueError("the multi-turn track needs a user simulator (see make_env)")
     self.task, self.done, self.end, self._t0 = task, False, "", time.perf_counter()
     self.shown_product = shown_product(task)
     self.actions, self.observations, self.rewards, self.usage = [], [], [], []
-    if self.simulator is not None and self.track == "multi": self.simulator.start(task)
+    if self.simulator is not None and self.spec.multi_turn: self.simulator.start(task)
     return initial_observation(task)
 
 # %% ../nbs/24_env.ipynb #cbbae5fc
@@ -251,7 +229,7 @@ def step(self: WebEnv, action: Any) -> StepResult:
         res, reward = FunctionResult(f"Error: {act.name} failed on these arguments ({type(e).__name__}: {_short_repr(e, 200)})", ok=False), (0.0, 0.0)
     if act.name in TERMINAL_FUNCTIONS:
         self.rewards.append(reward)
-        return self._finish(res.observation, reward, self.track == "single", "terminal", ok=res.ok, function=act.name, items=res.items)
+        return self._finish(res.observation, reward, not self.spec.multi_turn, "terminal", ok=res.ok, function=act.name, items=res.items)
     return self._finish(res.observation, (0, 0), act.name == "stop" and res.ok, "stop", ok=res.ok, function=act.name)
 
 # %% ../nbs/24_env.ipynb #bbc48eb6
@@ -260,7 +238,7 @@ def _respond(self: WebEnv, act: Action, err: str | None) -> StepResult:
     content = act.arguments.get("content") if not err else None
     if not isinstance(content, str):
         return self._finish(f"Error: {err or 'respond needs a string content'}", (0, 0), False, ok=False, function="respond")
-    if self.track == "single":
+    if not self.spec.multi_turn:
         return self._finish("Error: there is no user to answer in the single-turn track; the task ends unscored.",
                             (0, 0), True, "respond", ok=False, function="respond")
     n = len(self.simulator.usage)
@@ -292,7 +270,7 @@ def episode(self: WebEnv, messages: list[dict] | None = None, error: str | None 
                    observations=list(self.observations), rewards=list(self.rewards), function_acc=f, result_acc=r,
                    steps=agent_calls or len(self.actions), usage=list(self.usage), messages=list(messages or []),
                    error=error, wall_s=time.perf_counter() - self._t0, end=self.end or "open",
-                   user_messages=list(self.simulator.messages) if self.track == "multi" and self.simulator else [])
+                   user_messages=list(self.simulator.messages) if self.spec.multi_turn and self.simulator else [])
 
 # %% ../nbs/24_env.ipynb #e60d2496
 def make_env(b: Benchmark, track: Track = "single", *, max_steps: int = 10, engine: str = "pyserini", user_llm: str = DEFAULT_LLM,
@@ -302,7 +280,7 @@ def make_env(b: Benchmark, track: Track = "single", *, max_steps: int = 10, engi
     from personalwab.simulator import UserSimulator
     res = resources if resources is not None else Resources(b)
     if res.b is not b and res.catalog_key != Resources(b).catalog_key: raise ValueError("resources belong to a benchmark with another catalog")
-    if track == "multi" and simulator is None: simulator = UserSimulator(res.llm(user_llm), b, allow_stop=allow_user_stop)
+    if track_spec(track).needs_simulator and simulator is None: simulator = UserSimulator(res.llm(user_llm), b, allow_stop=allow_user_stop)
     return WebEnv(b, track, max_steps, searcher=searcher or res.lazy_searcher(engine),
                   recommender=recommender or res.lazy_recommender(), simulator=simulator,
                   review_scorer=review_scorer or res.review_scorer(), **kw)

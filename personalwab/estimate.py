@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Iterable
 import pandas as pd
 from .llm import cost_usd, price_for
-from .runner import (RunConfig, agent_kwargs, latest_records, load_data, read_jsonl, run_config, select_tasks,
-                                usage_by_role)
+from .runconfig import RunConfig, agent_kwargs, load_data, select_tasks
+from .records import latest_records, read_jsonl, usage_by_role
+from .results import run_config
 from .config import runs_dir
 from .schema import Benchmark
 from .schema import Track
@@ -70,10 +71,10 @@ def first_prompts(cfg: RunConfig, b: Benchmark, tasks: list, llm=None) -> tuple[
     "Token counts of the first agent prompt of each task, built by the run's real agent (no model call); and how."
     from personalwab.methods import get_agent
     from personalwab.env import WebEnv
-    from personalwab.runner import shared_llm
+    from personalwab.resources import shared_llm
     llm = llm if llm is not None else shared_llm(cfg.agent_llm)
     guard = NoCallLLM(llm)
-    env = WebEnv(b, cfg.track, cfg.max_steps, simulator=_Silent() if cfg.track == "multi" else None)
+    env = WebEnv(b, cfg.track, cfg.max_steps, simulator=_Silent() if cfg.spec.needs_simulator else None)
     agent = get_agent(cfg.method, guard, b, **agent_kwargs(cfg))
     out, how = [], "built by the agent"
     for t in tasks:
@@ -105,7 +106,7 @@ def estimate(cfg: RunConfig, benchmark: Benchmark | None = None, runs: Iterable[
              exclude: Iterable[str | Path] = (), sample: int = 30, llm=None, root: str | Path | None = None) -> dict:
     "Expected calls, prompt/completion tokens and dollars per role for `cfg`'s tasks and trials, without calling a model."
     from personalwab.simulator import simulator_prompt, OPENING
-    from personalwab.runner import shared_llm
+    from personalwab.resources import shared_llm
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=False)
     tasks = select_tasks(b, cfg); n = len(tasks) * cfg.trials
     cal = calibration(cfg.method, cfg.track, runs, exclude, root)
@@ -123,7 +124,7 @@ def estimate(cfg: RunConfig, benchmark: Benchmark | None = None, runs: Iterable[
     src = f"measured in {cal['runs']} earlier run(s), {a['tasks']} task(s)" if a else "assumed (no earlier run of this method and track)"
     rows["agent"] = {"model": cfg.agent_llm, "calls": calls*n, "prompt_tokens": mean_first*mult*n, "completion_tokens": comp*calls*n,
                      "first_prompt_tokens": mean_first, "calls_per_task": calls, "source": src, "prompts": f"{how}, {len(firsts)} sampled task(s)"}
-    if cfg.track == "multi":
+    if cfg.spec.needs_simulator:
         ullm = llm if llm is not None else shared_llm(cfg.user_llm)
         sp = [ullm.prompt_tokens([{"role": "system", "content": simulator_prompt(b, t)}, {"role": "user", "content": OPENING},
                                   {"role": "assistant", "content": t.task}]) for t in sample_tasks]
@@ -166,7 +167,7 @@ def estimate_vs_actual(run_dir: str | Path, est: dict) -> pd.DataFrame:
 # %% ../nbs/36_estimate.ipynb #99ab58dc
 def record_estimate(run_dir: str | Path, est: dict) -> dict:
     "Write `est` and the actual usage into the run's `estimate.json` and `summary.json['estimate']`; returns the summary."
-    from personalwab.runner import atomic_write_json
+    from personalwab.records import atomic_write_json
     d = Path(run_dir)
     actual = usage_by_role(latest_records(read_jsonl(d/"results.jsonl")))
     rec = {"estimate": est, "actual": actual}

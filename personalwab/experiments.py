@@ -60,7 +60,7 @@ def table_configs(methods, track: Track, *, agent_llm: str = DEFAULT_LLM, user_l
     """One `RunConfig` per method; method 'puma' runs on the trained PUMA model `puma['full']` and is dropped without one.
     `agent_params` (e.g. `{"constrained": True}`) and the `memory_lengths` setting go to every agent but PUMA's.
     The tasks: the first `limit` in `sample` order ('stratified': equal numbers per type, the same tasks for every method)."""
-    from personalwab.runner import RunConfig
+    from personalwab.runconfig import RunConfig
     mem = memory_params(memory_lengths)
     out = {}
     for m in methods:
@@ -132,7 +132,8 @@ def puma_relevant_memory_factory(cfg, b):
     top relevant behaviours in full (every field), cut to the same token budget, instead of PUMA's task-specific records."""
     from personalwab.puma_agent import PumaAgent
     from personalwab.memory import RelevantMemory, format_behaviour, fit_records
-    from personalwab.runner import shared_llm, agent_kwargs
+    from personalwab.runconfig import agent_kwargs
+    from personalwab.resources import shared_llm
 
     class PumaRelevantMemory(PumaAgent):
         def memory_for(self, task, function):
@@ -148,7 +149,7 @@ PUMA_ABLATIONS = {"full": "PUMA", "no_taskspecific_memory": "w/o task-specific m
 TABLE5_FACTORIES = {"no_taskspecific_memory": puma_relevant_memory_factory}
 
 def _puma_config(models: dict, llm: str, limit, seed, data, workers, **params):
-    from personalwab.runner import RunConfig
+    from personalwab.runconfig import RunConfig
     return RunConfig(method="puma", track="single", agent_llm=llm, model_version=models["version"], limit=limit, sample="stratified",
                      seed=seed, data=data, workers=workers, params=params)
 
@@ -168,7 +169,9 @@ def table6_configs(models: dict, budgets=(256, 512, 768), *, limit=None, seed: i
 # %% ../nbs/62_experiments.ipynb #d1d27062
 def run_all(configs: dict, progress: bool = True, agent_factories: dict | None = None, out_dir=None) -> dict:
     "Run (or resume, or just load) each `RunConfig`; returns {key: RunResult} with the seconds each took now."
-    from personalwab.runner import run, select_tasks, load_data, RunLocked
+    from personalwab.runconfig import select_tasks, load_data
+    from personalwab.rundir import RunLocked
+    from personalwab.runner import run
     out = {}
     for key, cfg in configs.items():
         t0 = time.perf_counter()
@@ -188,7 +191,7 @@ def run_all(configs: dict, progress: bool = True, agent_factories: dict | None =
 # %% ../nbs/62_experiments.ipynb #bf3c781a
 def records(r, ok: bool = True) -> pd.DataFrame:
     "The records of run `r` (from `run_all`) for exactly the tasks its config selects (a run folder may hold more)."
-    from personalwab.runner import load_results
+    from personalwab.records import load_results
     df = load_results(r.dir)
     df = df[df.task_id.isin(r.task_ids)] if hasattr(r, "task_ids") else df
     return df[df.status == "ok"] if ok else df

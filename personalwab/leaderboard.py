@@ -12,10 +12,13 @@ from typing import Any, Iterable
 import pandas as pd
 from .config import repo_root
 from .metrics import best_attempt
+from .track import TRACKS, track_spec
 from .paper import METHOD_LABELS, PAPER_TABLE3, PAPER_TABLE4, PARTS
 from .protocol import PROTOCOL_VERSION, data_hash, grade
 from .rescore import run_protocol, scoring_env
-from .runner import dumps, latest_records, load_data, read_jsonl, results_path, run_config
+from .runconfig import load_data
+from .records import dumps, latest_records, read_jsonl, results_path
+from .results import run_config
 from .schema import TASK_TYPES, Benchmark
 from .schema import Track
 
@@ -40,7 +43,7 @@ MANIFEST_SCHEMA: dict = {
         "schema_version": {"const": 1},
         "method": {"type": "string", "minLength": 1, "description": "display name of the method"},
         "method_id": {"type": "string", "description": "personalwab method name (e.g. no_memory, puma, oracle)"},
-        "track": {"enum": ["single", "multi"]},
+        "track": {"enum": list(TRACKS)},
         "split": {"const": "test"},
         "models": {"type": "object", "required": ["agent"], "additionalProperties": False,
                    "properties": {"agent": {"type": "string", "minLength": 1},
@@ -117,7 +120,7 @@ def prepare(runs: Iterable[str | Path], out: str | Path, contact: str, links: It
     manifest = {"schema_version": 1, "method": method or METHOD_LABELS.get(cfg.method, cfg.method), "method_id": cfg.method,
                 "track": cfg.track, "split": cfg.split,
                 "models": {"agent": "none (oracle)" if cfg.method == "oracle" else cfg.agent_llm,
-                           "user_simulator": cfg.user_llm if cfg.track == "multi" else None, "pseudo_labels": pseudo_labels},
+                           "user_simulator": cfg.user_llm if cfg.spec.needs_simulator else None, "pseudo_labels": pseudo_labels},
                 "protocol": PROTOCOL_VERSION, "data": proto["data"], "trials": trials, "date": date or _date.today().isoformat(),
                 "contact": contact, "links": list(links), "notes": notes, "source": "submission",
                 "results": "results.jsonl", "results_sha256": _sha256(out/"results.jsonl"),
@@ -237,7 +240,7 @@ def validate(sub_dir: str | Path, benchmark: Benchmark | None = None, env=None, 
 # %% ../nbs/34_leaderboard.ipynb #b2a9e2ea
 def _env_for(m: dict, b: Benchmark):
     "The scoring environment of a manifest's run configuration (its search engine and the like), else the default one."
-    from personalwab.runner import RunConfig
+    from personalwab.runconfig import RunConfig
     c = m.get("config") or {}
     try: cfg = RunConfig.model_validate({k: v for k, v in c.items() if k in RunConfig.model_fields}) if c else None
     except ValueError: cfg = None
@@ -253,13 +256,13 @@ def leaderboard_dir() -> Path:
 # %% ../nbs/34_leaderboard.ipynb #219f075c
 def paper_rows(track: Track) -> dict:
     "The paper's published rows for `track` (Table 3: single, Table 4: multi) as leaderboard entries marked as reported."
-    table, name = (PAPER_TABLE3, "Table 3") if track == "single" else (PAPER_TABLE4, "Table 4")
+    table, name = (PAPER_TABLE4, "Table 4") if track_spec(track).multi_turn else (PAPER_TABLE3, "Table 3")
     rows = []
     for method, g in table.groupby("row", sort=False):
         v = {(p, k): float(x) for p, k, x in zip(g["part"], g["metric"], g["value"])}
         models = PAPER_MODELS.get(method, {"agent": "gpt-4o-mini-2024-07-18", "user_simulator": "gpt-4o-mini-2024-07-18"})
         rows.append({"method": METHOD_LABELS.get(method, method), "method_id": method, "track": track, "split": "test",
-                     "models": models | {"user_simulator": models["user_simulator"] if track == "multi" else None, "pseudo_labels": None},
+                     "models": models | {"user_simulator": models["user_simulator"] if track_spec(track).needs_simulator else None, "pseudo_labels": None},
                      "protocol": "paper", "data": {"name": "PersonalWAB release", "sha256": None}, "trials": 1,
                      "date": "2025", "source": "paper",
                      "claimed": {p: {k: v.get((p, k)) for k in ("function_acc", "result_acc", "steps")} for p in PARTS}})
@@ -294,7 +297,7 @@ def leaderboard_table(track: Track, root: str | Path | None = None, verified: di
     for d, m in submissions(root, track):
         ok = (verified or {}).get(d.name)
         entries.append((m, "verified here" if ok else "not verified" if ok is False else "submitted"))
-    metrics = ("function_acc", "result_acc") + (("steps",) if track == "multi" else ())
+    metrics = ("function_acc", "result_acc") + (("steps",) if track_spec(track).multi_turn else ())
     short = {"function_acc": "F", "result_acc": "R", "steps": "Steps"}
     rows = []
     for m, status in entries:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import collections, copy, importlib, json, os, threading, time
 from dataclasses import dataclass, asdict
 from typing import Callable, Iterable
-from .llm_cache import ResponseCache, cache_key, default_cache, encodable
+from .llm_cache import ResponseCache, cache_key, default_cache
+from .encoding import encodable
 from .config import DEFAULT_LLM
 
 # %% auto #0
@@ -243,7 +244,7 @@ def _check_params(conversations, tools, p) -> None:
 
 # %% ../nbs/10_llm.ipynb #d10b6b02
 def _make_encodable(c: Completion) -> None:
-    "Make a fresh completion's text, tool call and error UTF-8 encodable, in place (see `llm_cache.encodable`)."
+    "Make a fresh completion's text, tool call and error UTF-8 encodable, in place (see `encoding.encodable`)."
     c.text, c.error = encodable(c.text), encodable(c.error)
     if c.tool_call is not None:
         c.tool_call.name, c.tool_call.arguments, c.tool_call.raw = map(encodable, (c.tool_call.name, c.tool_call.arguments, c.tool_call.raw))

@@ -9,29 +9,10 @@ from pathlib import Path
 from typing import Any, Callable
 from filelock import FileLock
 from .config import cache_dir
+from .encoding import encodable
 
 # %% auto #0
-__all__ = ['encodable', 'canonical_json', 'cache_key', 'ResponseCache', 'cache_enabled', 'default_cache', 'build_once']
-
-# %% ../nbs/11_llm_cache.ipynb #00aa9836
-_MAX_INT_BITS = 14_000   # ~4,200 decimal digits: below Python's int -> str limit
-
-def _text(s: str) -> str:
-    try: s.encode("utf-8"); return s
-    except UnicodeEncodeError: return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-# %% ../nbs/11_llm_cache.ipynb #73639473
-def encodable(x: Any, _depth: int = 0) -> Any:
-    "`x` with every string made UTF-8 encodable (lone surrogates -> U+FFFD) and huge integers described, recursively."
-    if isinstance(x, str): return _text(x)
-    if isinstance(x, bool) or x is None or isinstance(x, float): return x
-    if isinstance(x, int): return x if x.bit_length() <= _MAX_INT_BITS else f"<integer of {x.bit_length()} bits>"
-    if _depth > 200: return "<value nested too deeply>"
-    if isinstance(x, dict):
-        return {encodable(k, _depth + 1) if isinstance(k, (str, int)) else k: encodable(v, _depth + 1) for k, v in x.items()}
-    if isinstance(x, list): return [encodable(v, _depth + 1) for v in x]
-    if isinstance(x, tuple): return tuple(encodable(v, _depth + 1) for v in x)
-    return x
+__all__ = ['canonical_json', 'cache_key', 'ResponseCache', 'cache_enabled', 'default_cache', 'build_once']
 
 # %% ../nbs/11_llm_cache.ipynb #1404ab30
 def canonical_json(x: Any) -> str:

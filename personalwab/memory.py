@@ -22,9 +22,10 @@ __all__ = ['PAPER_MEMORY_LENGTH', 'ORIGINAL_MEMORY_LENGTH', 'PUMA_MEMORY_LENGTH'
 # %% ../nbs/40_memory.ipynb #2a8ae708
 import numpy as np
 from .schema import Behaviour, Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION, TASK_TYPES
+from .track import TRACKS, track_spec
 
 # %% ../nbs/40_memory.ipynb #e71b0a77
-PAPER_MEMORY_LENGTH: dict[str, int] = {"single": 50, "multi": 20, "recmind": 400}
+PAPER_MEMORY_LENGTH: dict[str, int] = {t: s.memory_length for t, s in TRACKS.items()} | {"recmind": 400}
 ORIGINAL_MEMORY_LENGTH = 10   # what the released code silently used for every strategy
 PUMA_MEMORY_LENGTH = 100      # PUMA retrieves the top 100 relevant behaviours before truncation
 PUMA_TOKEN_BUDGETS = (256, 512, 768)
@@ -35,8 +36,7 @@ def memory_length(strategy: str, track: Track = "single", original: bool = False
     if original: return ORIGINAL_MEMORY_LENGTH
     if strategy == "recmind": return PAPER_MEMORY_LENGTH["recmind"]
     if strategy == "taskspecific": return PUMA_MEMORY_LENGTH
-    if track not in ("single", "multi"): raise ValueError(f"track must be 'single' or 'multi', got {track!r}")
-    return PAPER_MEMORY_LENGTH[track]
+    return track_spec(track).memory_length
 
 # %% ../nbs/40_memory.ipynb #0566ae8d
 def _txt(x: Any) -> str:

@@ -14,11 +14,11 @@ from .llm import LLM
 from .memory import get_memory
 from .agents import Agent, FunctionCallingAgent, ReActAgent, InteRecAgent, RECMIND_RULES
 from .puma_agent import PumaAgent, PumaGPTAgent
-from .rule_agents import RuleAgent
+from .rule_agents import OracleAgent, RuleAgent
 
 # %% auto #0
-__all__ = ['METHODS', 'METHOD_AGENTS', 'NOT_PARAMS', 'WebAgent', 'check_agent', 'get_agent', 'agent_params', 'type_text',
-           'accepts', 'method_params', 'shared_params', 'ignores_others', 'check_params']
+__all__ = ['METHODS', 'NO_LLM_METHODS', 'METHOD_AGENTS', 'NOT_PARAMS', 'WebAgent', 'check_agent', 'get_agent', 'agent_params',
+           'type_text', 'accepts', 'method_params', 'shared_params', 'ignores_others', 'check_params']
 
 # %% ../nbs/44_methods.ipynb #f4f33e50
 @runtime_checkable
@@ -52,7 +52,9 @@ METHODS: dict[str, Callable[..., Agent]] = {
     "puma": lambda llm, b, **kw: PumaAgent(llm, b, **kw),
     "rules": lambda llm, b, **kw: RuleAgent(b, **kw),   # no LLM: the agent LLM is never loaded
     "rules_category": lambda llm, b, **kw: RuleAgent(b, use_target_category=True, **kw),
+    "oracle": lambda llm, b, **kw: OracleAgent(b, **kw),   # the right call with the ideal argument: each type's ceiling
 }
+NO_LLM_METHODS = frozenset({"oracle"})   # methods whose `agent_llm` is neither checked nor built
 
 def get_agent(method: str, llm: LLM | str, b: Benchmark, **params) -> WebAgent:
     "The agent of `method` (a name of `METHODS`) on `llm` (an LLM or a spec) for benchmark `b`."
@@ -69,6 +71,7 @@ METHOD_AGENTS: dict[str, tuple[type, tuple[str, ...]]] = {   # method: (class bu
     "recmind": (FunctionCallingAgent, ("include_details", "rules")), "interecagent": (InteRecAgent, ("rules",)),
     "puma_gpt": (PumaGPTAgent, ("rules",)), "puma": (PumaAgent, ()),
     "rules": (RuleAgent, ("use_target_category",)), "rules_category": (RuleAgent, ("use_target_category",)),
+    "oracle": (OracleAgent, ()),
 }
 NOT_PARAMS = ("self", "llm", "b", "memory")
 
@@ -118,9 +121,10 @@ def method_params(method: str, cls: type | None = None) -> dict[str, Any]:
 
 # %% ../nbs/44_methods.ipynb #9a189315
 def shared_params() -> dict[str, Any]:
-    "Every parameter some method of `METHOD_AGENTS` takes, with its type (the first method's, in registry order)."
+    "Every parameter some method of `METHOD_AGENTS` but the oracle takes, with its type (the first method's, in registry order)."
     out: dict[str, Any] = {}
-    for m in METHOD_AGENTS: out = method_params(m) | out
+    for m in METHOD_AGENTS:
+        if m not in NO_LLM_METHODS: out = method_params(m) | out   # the oracle's own (history, pause_s) are not shared
     return dict(sorted(out.items()))
 
 def ignores_others(cls: type) -> bool:

@@ -36,8 +36,10 @@ def fingerprint(obj: Any) -> str:
 # %% ../nbs/31_protocol.ipynb #bc7cadc5
 def environment_fingerprint() -> str:
     "Fingerprint of the system prompts of both tracks, the tool schemas, and the observations of fixed tasks and products."
-    from personalwab.env import SYS_PROMPT_SINGLE, SYS_PROMPT_MULTI, initial_observation
-    from personalwab.web_tools import TOOL_SCHEMAS, render_details, render_product
+    from personalwab.env import initial_observation
+    from personalwab.track import SYS_PROMPT_SINGLE, SYS_PROMPT_MULTI
+    from personalwab.web_tools import TOOL_SCHEMAS
+    from personalwab.render import render_details, render_product
     tb, tasks = _golden_tasks()
     return fingerprint({"single": SYS_PROMPT_SINGLE, "multi": SYS_PROMPT_MULTI, "tools": TOOL_SCHEMAS,
                         "first_observations": [initial_observation(t) for t in tasks.values()],

@@ -228,8 +228,7 @@ def plan_runs(plan: PublishedPlan, puma: dict | None = None) -> dict[str, tuple[
 def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, puma: dict | None = None) -> "pd.DataFrame":
     "One row per planned run: tasks finished (in `runs` or published in `dest`), tasks planned, episode hours spent, hours left (estimated)."
     import pandas as pd
-    from personalwab.runconfig import load_data
-    from personalwab.runner import select_tasks
+    from personalwab.runconfig import load_data, select_tasks
     b, pub = load_data(plan.data, progress=False), (Path(dest) if dest else results_dir())/"runs"
     rows = []
     for key, (c, _) in plan_runs(plan, puma).items():

@@ -61,24 +61,10 @@ class PrepareCfg(_Cfg):
     rec_max_items: int = 30
 
 # %% ../nbs/52_puma_pipeline.ipynb #b54e7968
-class TrainCfg(_Cfg):
-    "Trainer and LoRA settings shared by SFT and DPO: the fields and defaults of `puma_train.TrainParams` but the seed (a test keeps them equal)."
-    learning_rate: float = 3e-4
-    epochs: float = 1.0
-    max_steps: int = -1
-    batch_size: int = 4
-    grad_accum: int = 1
-    max_length: int = 1024
-    warmup_ratio: float = 0.1
-    lora_r: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.0
-    bf16: bool | None = None          # None: on GPU only
-    gradient_checkpointing: bool = False
-    logging_steps: int = 5
-
+class TrainCfg(_Cfg, T.TrainSettings):
+    "Trainer and LoRA settings shared by SFT and DPO: the fields of `puma_train.TrainSettings` (declared there once), checked as every stage's."
     def params(self, seed: int) -> T.TrainParams:
-        return T.TrainParams(**self.model_dump(exclude={"kinds", "beta"}), seed=seed)
+        return T.TrainParams(**self.model_dump(include=set(T.TrainSettings.model_fields)), seed=seed)
 
 # %% ../nbs/52_puma_pipeline.ipynb #66077cde
 class SFTCfg(TrainCfg):
@@ -272,7 +258,7 @@ class GateFailed(RuntimeError):
 # %% ../nbs/52_puma_pipeline.ipynb #89af4bff
 def gate_tasks(cfg: PumaConfig) -> list[Task]:
     "The test tasks of the gate: the first `cfg.gate.limit` in stratified order (the sample of Tables 3 and 5)."
-    from personalwab.runner import stratified
+    from personalwab.runconfig import stratified
     return stratified(benchmark(cfg).split("test"))[:cfg.gate.limit]
 
 # %% ../nbs/52_puma_pipeline.ipynb #0a5f1d07

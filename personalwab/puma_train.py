@@ -12,12 +12,13 @@ from tqdm import tqdm
 from .config import cache_dir
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE, TYPE_FOR_FUNCTION
 from .puma_data import Example, read_jsonl, write_jsonl, write_json, dpo_record, function_example
-from .runner import repair_jsonl
+from pydantic import BaseModel, ConfigDict
+from .records import repair_jsonl
 from .puma_prompts import function_prompt, param_prompt, parse_function, param_to_action
 
 # %% auto #0
-__all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_checkpoint', 'resolve_model', 'TrainParams',
-           'lora_config', 'trainer_kwargs', 'summarize_log', 'sft_rows', 'merge_adapter', 'sft_train',
+__all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_checkpoint', 'resolve_model', 'TrainSettings',
+           'TrainParams', 'lora_config', 'trainer_kwargs', 'summarize_log', 'sft_rows', 'merge_adapter', 'sft_train',
            'load_for_generation', 'generate', 'function_accuracy', 'batch_seed', 'generate_candidates',
            'param_arguments', 'CandidateScorer', 'make_pairs', 'dpo_train']
 
@@ -96,9 +97,9 @@ def resolve_model(spec: str | Path) -> str:
     return p
 
 # %% ../nbs/51_puma_train.ipynb #b8cc93ba
-@dataclass
-class TrainParams:
-    "Hyper-parameters shared by the SFT and DPO steps (one YAML section each)."
+class TrainSettings(BaseModel):
+    "Trainer and LoRA settings of one training step (SFT or DPO), declared once: the pipeline's stage settings extend them, `TrainParams` adds the seed."
+    model_config = ConfigDict(extra="forbid")
     learning_rate: float = 3e-4
     epochs: float = 1.0
     max_steps: int = -1
@@ -112,6 +113,10 @@ class TrainParams:
     bf16: bool | None = None          # None: on GPU only
     gradient_checkpointing: bool = False
     logging_steps: int = 5
+
+# %% ../nbs/51_puma_train.ipynb #ef3abc4f
+class TrainParams(TrainSettings):
+    "Hyper-parameters of one SFT or DPO step: its `TrainSettings` and the seed."
     seed: int = 0
 
 # %% ../nbs/51_puma_train.ipynb #8c91a5dc

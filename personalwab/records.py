@@ -18,7 +18,7 @@ __all__ = ['RECORD_HEAD', 'SCORE_COLUMNS', 'dumps', 'atomic_write_json', 'repair
 # %% ../nbs/28_records.ipynb #29ce30bb
 import pandas as pd
 from pydantic import BaseModel
-from .llm_cache import encodable
+from .encoding import encodable
 from .runconfig import RunConfig
 from .schema import Task
 

@@ -58,7 +58,7 @@ def save_figure(fig, out_dir, name: str, dpi: int = 150) -> list[Path]:
 # %% ../nbs/61_report.ipynb #c7b85813
 def machine() -> str:
     "CPU model, cores (and GPUs when torch sees any) of this machine."
-    from personalwab.runner import environment_info
+    from personalwab.provenance import environment_info
     e = environment_info()
     gpu = f", GPU: {', '.join(e['gpus'])}" if e["gpus"] else ", no GPU"
     return f"{e['cpu']} ({e['cpu_count']} cores{gpu}), {platform.system()} {platform.machine()}"
@@ -69,7 +69,7 @@ REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make publish` itself r
 def commit(root=None) -> str:
     """Short commit of the checkout, `+dirty` when tracked code or data has uncommitted changes. Changes to the
     reproduction's own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make publish` rewrites them."""
-    from personalwab.runner import git_state
+    from personalwab.provenance import git_state
     g = git_state(root, ignore=REPRODUCTION_OUTPUTS)
     return f"{(g['commit'] or 'unknown')[:10]}{'+dirty' if g['dirty'] else ''}"
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json, os
 from pathlib import Path
 from .protocol import PROTOCOL_VERSION, grade, protocol_info
-from .runner import (RunConfig, atomic_write_json, dumps, latest_records, load_data, read_jsonl,
-                                results_path, run_config, select_tasks, summarize, summary_path)
+from .runconfig import RunConfig, load_data, select_tasks
+from .records import atomic_write_json, dumps, latest_records, read_jsonl, results_path, summarize
+from .results import run_config, summary_path
 from .schema import Benchmark, Task
 
 # %% auto #0

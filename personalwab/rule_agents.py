@@ -5,13 +5,15 @@
 # %% ../nbs/43_rule_agents.ipynb #ead8098c
 from __future__ import annotations
 from .schema import Benchmark, Behaviour, Task
+import time
+from .env import oracle_action
 from .env import Action, Episode, WebEnv
 from .memory import taskspecific_behaviours
 from fastcore.basics import patch
 import json
 
 # %% auto #0
-__all__ = ['RULE_ITEMS', 'recent_sequence', 'same_category_sequence', 'RuleAgent']
+__all__ = ['RULE_ITEMS', 'recent_sequence', 'same_category_sequence', 'RuleAgent', 'OracleAgent']
 
 # %% ../nbs/43_rule_agents.ipynb #d800bd44
 RULE_ITEMS = 30   # products in a rule's recommendation sequence (the pseudo-label rule's cap)
@@ -81,3 +83,21 @@ def solve(self: RuleAgent, env: WebEnv, task: Task, seed: int | None = None) -> 
         return r
     if not act(self.action(task)).done: act(Action("stop"))
     return env.episode(messages=msgs)
+
+# %% ../nbs/43_rule_agents.ipynb #26d29fb1
+class OracleAgent:
+    "Calls the right function with the ideal argument (`personalwab.env.oracle_action`), then `stop` in multi-turn."
+    name = "oracle"
+    def __init__(self, b: Benchmark, history: int = 30, pause_s: float = 0.0, **_):
+        self.b, self.history, self.pause_s = b, history, pause_s
+
+    @property
+    def params(self) -> dict: return {"method": self.name, "history": self.history, "pause_s": self.pause_s}
+
+    def solve(self, env: WebEnv, task: Task, seed: int | None = None) -> Episode:
+        env.reset(task)
+        if self.pause_s: time.sleep(self.pause_s)
+        env.log_call({"role": "agent", "model": "oracle"})
+        if not env.step(oracle_action(self.b, task, self.history)).done:   # multi-turn: terminal calls do not end it
+            env.log_call({"role": "agent", "model": "oracle"}); env.step(Action("stop"))
+        return env.episode()

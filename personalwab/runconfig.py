@@ -11,13 +11,14 @@ from .config import DEFAULT_LLM
 from .schema import Track
 
 # %% auto #0
-__all__ = ['IDENTITY_FIELDS', 'portable_model', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'parse_params',
-           'load_config_file', 'one_line']
+__all__ = ['IDENTITY_FIELDS', 'portable_model', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'stratified', 'select_tasks',
+           'agent_kwargs', 'parse_params', 'load_config_file', 'one_line']
 
 # %% ../nbs/27_runconfig.ipynb #8c8d211b
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from .config import runs_dir, repo_root
-from .schema import Benchmark
+from .schema import TASK_TYPES, Benchmark, Task
+from .track import TRACKS, TrackSpec
 
 # %% ../nbs/27_runconfig.ipynb #e991015f
 def portable_model(spec: str) -> str:
@@ -67,11 +68,16 @@ class RunConfig(BaseModel):
     def identity(self) -> dict:
         "The fields that define the run (what its hash covers)."
         d = self.model_dump(include=set(IDENTITY_FIELDS))
-        if self.track == "single": d.pop("user_llm")
+        if not self.spec.multi_turn: d.pop("user_llm")       # no simulated user: its model is not part of the run
         if self.model_version is None: d.pop("model_version")   # runs of unversioned models keep the hashes they had
         for k in ("agent_llm", "user_llm"):
             if k in d: d[k] = portable_model(d[k])                # no machine path in a run's identity
         return d
+
+    @property
+    def spec(self) -> TrackSpec:
+        "What the track decides (`personalwab.track`)."
+        return TRACKS[self.track]
 
     @property
     def hash(self) -> str:
@@ -99,6 +105,38 @@ def load_data(source: str = "default", progress: bool = True) -> Benchmark:
     from personalwab.data import load_benchmark
     return load_benchmark(None if source == "default" else source, progress=progress)
 
+
+# %% ../nbs/27_runconfig.ipynb #e243847e
+def stratified(tasks: list[Task]) -> list[Task]:
+    """The tasks reordered so that the types take turns (search, recommend, review, search, ...), each type in its file
+    order; a type that runs out drops out of the rotation. Any prefix of 3k tasks then holds k of each type (when each has
+    k), and the prefixes of every length are nested: a paired sample that grows without changing the tasks already run."""
+    by = {ty: [t for t in tasks if t.type == ty] for ty in TASK_TYPES}
+    out, i = [], 0
+    while len(out) < len(tasks):
+        out += [by[ty][i] for ty in TASK_TYPES if i < len(by[ty])]; i += 1
+    return out
+
+# %% ../nbs/27_runconfig.ipynb #37a36422
+def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
+    """The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`, after ordering
+    them by `cfg.sample` ('stratified': `stratified` order, so `limit=12` means 4 tasks of each type)."""
+    tasks = b.split(cfg.split)
+    if cfg.task_ids is not None:
+        byid = {t.id: t for t in tasks}
+        if missing := [i for i in cfg.task_ids if i not in byid]:
+            raise KeyError(f"task ids not in split {cfg.split!r}: {missing[:5]}{' ...' if len(missing) > 5 else ''}")
+        tasks = [byid[i] for i in cfg.task_ids]
+    if cfg.sample == "stratified": tasks = stratified(tasks)
+    return tasks[:cfg.limit] if cfg.limit else list(tasks)
+
+# %% ../nbs/27_runconfig.ipynb #7a3e4f0c
+def agent_kwargs(cfg: RunConfig) -> dict:
+    "Keyword arguments for `get_agent`: `params`, plus `temperature`, `seed` and (when set) `memory_length`."
+    kw = dict(cfg.params)
+    kw.setdefault("temperature", cfg.temperature); kw.setdefault("seed", cfg.seed)
+    if cfg.memory_length is not None: kw.setdefault("memory_length", cfg.memory_length)
+    return kw
 
 # %% ../nbs/27_runconfig.ipynb #e347bbb1
 def parse_params(items: Iterable[str] | None) -> dict:

@@ -4,104 +4,53 @@
 
 # %% ../nbs/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, functools, json, os, random, shlex, signal, threading, time, warnings
+import contextlib, dataclasses, functools, os, random, shlex, signal, threading, time, warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 # %% auto #0
-__all__ = ['OracleAgent', 'agent_kwargs', 'default_agent_factory', 'default_env_factory', 'stratified', 'select_tasks',
-           'RunResult', 'RunLocked', 'Terminated', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run',
-           'stop_on_sigterm']
+__all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'Terminated', 'RunInterrupted', 'check_names',
+           'worker_torch_threads', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
-from filelock import FileLock, Timeout
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")        # tqdm.auto warns when ipywidgets is absent, then uses text bars
     from tqdm.auto import tqdm
-from .config import repo_root, runs_dir, torch_threads
+from .config import torch_threads
 from .protocol import protocol_info
-from .schema import FUNCTION_FOR_TYPE, TASK_TYPES, Benchmark, Task
-from .llm_cache import encodable
+from .schema import Benchmark, Task
 from .resources import Resources, shared_llm
 
 # %% ../nbs/30_runner.ipynb #6af6d2d3
-from .runconfig import IDENTITY_FIELDS, RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir
-from .records import (RECORD_HEAD, SCORE_COLUMNS, ResultWriter, UnwritableRecord, atomic_write_json, dumps, episode_record,
-                      error_record, latest_records, load_results, read_json, read_jsonl, record_problem, repair_jsonl,
-                      results_path, summarize, task_seed, usage_by_role, _now)
-from .provenance import ENV_PACKAGES, environment_info, git_state
-from .results import compare, expand_runs, rescore_reviews, run_config, run_summary, score, summary_path, view
+from .runconfig import RunConfig, UsageError, agent_kwargs, load_data, select_tasks
+from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
+from .rundir import RunDir, TaskRecord
 
-# %% ../nbs/30_runner.ipynb #26d29fb1
-class OracleAgent:
-    "Calls the right function with the ideal argument (`personalwab.env.oracle_action`), then `stop` in multi-turn."
-    name = "oracle"
-    def __init__(self, b: Benchmark, history: int = 30, pause_s: float = 0.0, **_):
-        self.b, self.history, self.pause_s = b, history, pause_s
-
-    @property
-    def params(self) -> dict: return {"method": self.name, "history": self.history, "pause_s": self.pause_s}
-
-    def solve(self, env, task: Task, seed: int | None = None):
-        from personalwab.env import Action, oracle_action
-        env.reset(task)
-        if self.pause_s: time.sleep(self.pause_s)
-        env.log_call({"role": "agent", "model": "oracle"})
-        if not env.step(oracle_action(self.b, task, self.history)).done:   # multi-turn: terminal calls do not end it
-            env.log_call({"role": "agent", "model": "oracle"}); env.step(Action("stop"))
-        return env.episode()
-
-# %% ../nbs/30_runner.ipynb #7a3e4f0c
-def agent_kwargs(cfg: RunConfig) -> dict:
-    "Keyword arguments for `get_agent`: `params`, plus `temperature`, `seed` and (when set) `memory_length`."
-    kw = dict(cfg.params)
-    kw.setdefault("temperature", cfg.temperature); kw.setdefault("seed", cfg.seed)
-    if cfg.memory_length is not None: kw.setdefault("memory_length", cfg.memory_length)
-    return kw
+# %% ../nbs/30_runner.ipynb #ed036243
+# Scripts written against earlier versions import these from the runner (`from personalwab.runner import RunConfig,
+# run, view`; the resume, kill and concurrency tests); the package's own modules import each name from where it is defined.
+from .runconfig import run_dir
+from .records import latest_records, read_jsonl
+from .rundir import RunLocked
+from .results import score, view
 
 # %% ../nbs/30_runner.ipynb #245b0904
 def default_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The agent of `cfg.method` (the oracle, or `personalwab.methods.get_agent`)."
-    if cfg.method == "oracle": return OracleAgent(b, **cfg.params)
-    from personalwab.methods import get_agent
-    return get_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
+    "The agent of `cfg.method` (`personalwab.methods.get_agent`) on the shared LLM of `cfg.agent_llm` (none for a method without one)."
+    from personalwab.methods import NO_LLM_METHODS, get_agent
+    return get_agent(cfg.method, None if cfg.method in NO_LLM_METHODS else shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
 # %% ../nbs/30_runner.ipynb #184b5bba
 def default_env_factory(cfg: RunConfig, b: Benchmark, resources: Resources | None = None):
     "A fresh `WebEnv` for `cfg.track` with the parts of `resources` (default: `Resources(b)`) (+ its own simulator on `cfg.user_llm`)."
     from personalwab.env import make_env
     kw = dict(cfg.env_params, resources=resources)
-    if cfg.track == "multi":
+    if cfg.spec.needs_simulator:
         from personalwab.simulator import UserSimulator
         kw["simulator"] = UserSimulator(shared_llm(cfg.user_llm), b, allow_stop=kw.pop("allow_user_stop", True), seed=cfg.seed)
     return make_env(b, cfg.track, max_steps=cfg.max_steps, **kw)
-
-# %% ../nbs/30_runner.ipynb #e243847e
-def stratified(tasks: list[Task]) -> list[Task]:
-    """The tasks reordered so that the types take turns (search, recommend, review, search, ...), each type in its file
-    order; a type that runs out drops out of the rotation. Any prefix of 3k tasks then holds k of each type (when each has
-    k), and the prefixes of every length are nested: a paired sample that grows without changing the tasks already run."""
-    by = {ty: [t for t in tasks if t.type == ty] for ty in TASK_TYPES}
-    out, i = [], 0
-    while len(out) < len(tasks):
-        out += [by[ty][i] for ty in TASK_TYPES if i < len(by[ty])]; i += 1
-    return out
-
-# %% ../nbs/30_runner.ipynb #37a36422
-def select_tasks(b: Benchmark, cfg: RunConfig) -> list[Task]:
-    """The tasks of `cfg.split`, restricted to `cfg.task_ids` (in that order) and/or the first `cfg.limit`, after ordering
-    them by `cfg.sample` ('stratified': `stratified` order, so `limit=12` means 4 tasks of each type)."""
-    tasks = b.split(cfg.split)
-    if cfg.task_ids is not None:
-        byid = {t.id: t for t in tasks}
-        if missing := [i for i in cfg.task_ids if i not in byid]:
-            raise KeyError(f"task ids not in split {cfg.split!r}: {missing[:5]}{' ...' if len(missing) > 5 else ''}")
-        tasks = [byid[i] for i in cfg.task_ids]
-    if cfg.sample == "stratified": tasks = stratified(tasks)
-    return tasks[:cfg.limit] if cfg.limit else list(tasks)
 
 # %% ../nbs/30_runner.ipynb #1eabe8f2
 @dataclasses.dataclass
@@ -123,20 +72,20 @@ class RunResult:
 # %% ../nbs/30_runner.ipynb #1f36a169
 class _Tally:
     "Running totals for the progress bar."
-    def __init__(self, recs: Iterable[dict] = ()):
+    def __init__(self, recs: Iterable[TaskRecord] = ()):
         self.n = self.f = self.r = self.cost = self.err = 0.0
         for r in recs: self.add(r)
-    def add(self, r: dict):
-        if r.get("status") == "ok": self.n += 1; self.f += r["function_acc"]; self.r += r["result_acc"]
+    def add(self, r: TaskRecord):
+        if r.ok: self.n += 1; self.f += r.function_acc; self.r += r.result_acc
         else: self.err += 1
-        self.cost += r.get("cost_usd") or 0.0
+        self.cost += r.cost_usd
     def postfix(self) -> dict:
         n = max(self.n, 1)
         return {"F": f"{self.f/n:.3f}", "R": f"{self.r/n:.3f}", "$": f"{self.cost:.4f}", "err": int(self.err)}
 
 # %% ../nbs/30_runner.ipynb #707df78d
-def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, writer, t_run, built) -> dict:
-    "Run one (task, trial) in a worker thread and write its record; raises only when the disk refuses the write."
+def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
+    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = threading.current_thread().name
     try:
@@ -151,19 +100,10 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
     except Exception as e:
         rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
                            wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
-    rec["invocation"] = t_run
-    try: writer.write(rec)
+    try: return rd.append(rec)
     except UnwritableRecord as e:       # the task's record cannot be serialised: record that instead (retried on resume)
-        rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
-                           wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker) | {"invocation": t_run}
-        writer.write(rec)
-    return rec
-
-# %% ../nbs/30_runner.ipynb #8adbced6
-class RunLocked(RuntimeError):
-    "The run directory is locked: another process is writing this very run (wait for it, then its results are reused)."
-    def __init__(self, d: Path):
-        super().__init__(f"{d} is being written by another process (lock {d/'.lock'})"); self.dir = d
+        return rd.append(error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
+                                      wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker))
 
 # %% ../nbs/30_runner.ipynb #9a5de38f
 class Terminated(KeyboardInterrupt):
@@ -186,12 +126,12 @@ class RunInterrupted(KeyboardInterrupt):
 def check_names(cfg: RunConfig) -> None:
     "Fail fast (`UsageError`) on a method, LLM backend, search engine or data folder that does not exist, or a method parameter it does not take."
     from personalwab.llm import BACKENDS
-    if cfg.method != "oracle":
-        from personalwab.methods import METHODS
-        if cfg.method not in METHODS: raise UsageError(f"unknown method {cfg.method!r}; known: oracle, {', '.join(sorted(METHODS))}")
-    from personalwab.methods import check_params
-    check_params(cfg.method, cfg.params, OracleAgent if cfg.method == "oracle" else None)   # a key it does not take, a value of another type
-    specs = ([("agent_llm", cfg.agent_llm)] if cfg.method != "oracle" else []) + ([("user_llm", cfg.user_llm)] if cfg.track == "multi" else [])
+    from personalwab.methods import METHODS, NO_LLM_METHODS, check_params
+    if cfg.method not in METHODS:                          # the methods without an LLM first, then the others, alphabetically
+        known = sorted(METHODS, key=lambda m: (m not in NO_LLM_METHODS, m))
+        raise UsageError(f"unknown method {cfg.method!r}; known: {', '.join(known)}")
+    check_params(cfg.method, cfg.params)                   # a key it does not take, a value of another type
+    specs = ([("agent_llm", cfg.agent_llm)] if cfg.method not in NO_LLM_METHODS else []) + ([("user_llm", cfg.user_llm)] if cfg.spec.needs_simulator else [])
     for field, spec in specs:
         if spec.partition(":")[0] not in BACKENDS:
             raise UsageError(f"{field}: unknown LLM backend {spec.partition(':')[0]!r} in {spec!r}; known: {', '.join(sorted(BACKENDS))}")
@@ -199,10 +139,6 @@ def check_names(cfg: RunConfig) -> None:
     if engine not in ("pyserini", "bm25s"): raise UsageError(f"env_params.engine: unknown search engine {engine!r}; known: bm25s, pyserini")
     if cfg.data not in ("default", "tiny") and not Path(cfg.data).is_dir():
         raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny or an official-format folder)")
-
-# %% ../nbs/30_runner.ipynb #495d76cc
-def _done(path: Path, keys: set) -> int:
-    return sum((r["task_id"], r.get("trial", 0)) in keys for r in latest_records(read_jsonl(path)) if r.get("status") == "ok")
 
 # %% ../nbs/30_runner.ipynb #e096d79f
 def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
@@ -216,70 +152,41 @@ def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
         benchmark: Benchmark | None = None, resources: Resources | None = None) -> RunResult:
-    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/`: results.jsonl, summary.json, env.json; the environments take their parts from `resources` (default: `Resources(b)`)."
+    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts from `resources` (default: `Resources(b)`)."
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
     except KeyError as e: raise UsageError(e.args[0]) from None
-    proto = protocol_info(b)                              # what the scores mean (env.json, summary.json); not in the run hash
-    d = run_dir(cfg, out_dir); d.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(d/".lock"))
-    try: lock.acquire(timeout=0)
-    except Timeout: raise RunLocked(d) from None
-    try:
-        for tmp in d.glob(".*.tmp"): tmp.unlink()          # left by a kill during an atomic write; we hold the lock
-        atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(), "config": cfg.model_dump()})
-        path = d/"results.jsonl"
-        repair_jsonl(path)
-        recs = read_jsonl(path) if path.exists() else []
-        attempts: dict[tuple, int] = {}
-        for r in recs: attempts[(r["task_id"], r.get("trial", 0))] = attempts.get((r["task_id"], r.get("trial", 0)), 0) + 1
-        done = {(r["task_id"], r.get("trial", 0)) for r in recs if r.get("status") == "ok"}
-        wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
-        todo = [(t, i) for t, i in wanted if (t.id, i) not in done]
-        keys = {(t.id, i) for t, i in wanted}
-        envs = (read_json(d/"env.json", "environment record") or {}).get("invocations", [])
-        envs = envs if isinstance(envs, list) else []
-        t_run, inv = len(envs), environment_info(cfg) | {"todo": len(todo), "skipped": len(wanted) - len(todo)}
-        inv["protocol"] = proto
-        atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
-        tally = _Tally(r for r in latest_records(recs) if r.get("status") == "ok")
-        n_err, stopped, failed = 0, None, False
-        res = resources if resources is not None else Resources(b)
-        af, ef = agent_factory or default_agent_factory, env_factory or functools.partial(default_env_factory, resources=res)
-        local, built = threading.local(), []
+    wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
+    res = resources if resources is not None else Resources(b)
+    af, ef = agent_factory or default_agent_factory, env_factory or functools.partial(default_env_factory, resources=res)
+    local, built, n_err, stopped = threading.local(), [], 0, None
+    # protocol_info: what the scores mean (env.json, summary.json); not in the run hash
+    with RunDir(cfg, out_dir, [(t.id, i) for t, i in wanted], protocol_info(b)) as rd:
+        left = set(rd.todo)
+        todo = [(t, i) for t, i in wanted if (t.id, i) in left]
+        tally = _Tally(rd.successes)
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
         bar.set_postfix(tally.postfix(), refresh=False)
-        with ResultWriter(path) as writer, torch_threads(worker_torch_threads(cfg.workers)):
+        with torch_threads(worker_torch_threads(cfg.workers)):
             pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
             try:
-                futs = [pool.submit(_solve_one, cfg, b, t, i, attempts.get((t.id, i), 0) + 1, local, af, ef, writer, t_run, built) for t, i in todo]
+                futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built) for t, i in todo]
                 for fut in as_completed(futs):
-                    rec = fut.result(); tally.add(rec); n_err += rec["status"] != "ok"
+                    rec = fut.result(); tally.add(rec); n_err += not rec.ok
                     bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
             except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
-                stopped = e
+                stopped = e                                # leaving `rd` closes the file: running tasks' records are dropped
                 pool.shutdown(wait=False, cancel_futures=True)
-                writer.close()                             # after a line being written; running tasks' records are dropped
             except BaseException:
-                failed = True
                 pool.shutdown(wait=True, cancel_futures=True); raise
             finally:
                 if stopped is None: pool.shutdown(wait=True)
                 bar.close()
-                # after a failure (e.g. a full disk) the derived files are best effort: the first error is the one reported
-                with contextlib.suppress(OSError) if failed else contextlib.nullcontext():
-                    summary = summarize(read_jsonl(path), cfg, expected=keys, seed=cfg.seed)
-                    summary["protocol"] = proto
-                    atomic_write_json(d/"summary.json", summary)
-                    if built:                              # what the agent says about itself (agent.params)
-                        inv["agent"] = getattr(built[0], "params", None) or {"class": type(built[0]).__name__}
-                        atomic_write_json(d/"env.json", {"invocations": envs + [inv]})
-        if stopped is not None: raise RunInterrupted(d, _done(path, keys), len(wanted), isinstance(stopped, Terminated)) from None
-        return RunResult(d, summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
-    finally:
-        lock.release()
+                rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
+    if stopped is not None: raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated)) from None
+    return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
 
 # %% ../nbs/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager

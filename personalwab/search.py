@@ -14,7 +14,7 @@ import bm25s
 from filelock import FileLock
 from .config import cache_dir
 from .schema import Benchmark, Product
-from .web_tools import product_document
+from .render import product_document
 
 # %% auto #0
 __all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'index_document', 'catalog_hash', 'setup_java',
@@ -24,7 +24,7 @@ __all__ = ['INDEX_VERSION', 'LUCENE_STOPWORDS', 'LENGTH_TABLE', 'ENGINES', 'inde
 
 # %% ../nbs/20_search.ipynb #cd140751
 def index_document(p: Product) -> str:
-    "The text product `p` contributes to the search index (`contents`): `personalwab.web_tools.product_document`."
+    "The text product `p` contributes to the search index (`contents`): `personalwab.render.product_document`."
     return product_document(p)
 
 # %% ../nbs/20_search.ipynb #9f5d1183

@@ -8,7 +8,7 @@ from fastcore.basics import patch
 import hashlib
 from dataclasses import dataclass, field
 from .schema import Benchmark, Profile, Task
-from .web_tools import render_product, STOP_SIGNAL
+from .render import render_product, STOP_SIGNAL
 
 # %% auto #0
 __all__ = ['PRICE_TEXT', 'DIVERSITY_TEXT', 'INTERACTION_TEXT', 'SIM_SYSTEM', 'STOP_RULE', 'GOAL_PRODUCT', 'GOAL_REVIEW',

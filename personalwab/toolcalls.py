@@ -8,7 +8,7 @@ import json, re, threading, weakref
 from typing import Any
 from json_repair import repair_json
 from .llm import ToolCall
-from .llm_cache import encodable
+from .encoding import encodable
 
 # %% auto #0
 __all__ = ['CALL_FORMAT', 'MAX_CALL_CHARS', 'MAX_JSON_DEPTH', 'render_tool', 'tools_prompt', 'json_depth', 'loads_bounded',

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 from .web_tools import TERMINAL_FUNCTIONS
-from .runner import latest_records, read_jsonl, results_path, summary_path, view
+from .records import latest_records, read_jsonl, results_path
+from .results import summary_path, view
 from .schema import Track
 
 # %% auto #0
@@ -152,7 +153,7 @@ def text(t: Trajectory, clip: int | None = 600) -> str:
 def _benchmark_instruction(cfg: dict, task_id: str) -> str | None:
     "The task's instruction from the run's benchmark (for records that keep no messages, e.g. the oracle's)."
     try:
-        from personalwab.runner import load_data
+        from personalwab.runconfig import load_data
         b = load_data(cfg.get("data") or "default", progress=False)
         return next((t.instruction for ts in b.tasks.values() for t in ts if t.id == task_id), None)
     except Exception: return None
@@ -229,7 +230,7 @@ def site_pages(runs_dir: str | Path, names: list[str]) -> list[tuple[str, str, s
                 data = r.config.get("data") or "default"
                 if data not in instructions:
                     try:
-                        from personalwab.runner import load_data
+                        from personalwab.runconfig import load_data
                         instructions[data] = {x.id: x.instruction for ts in load_data(data, progress=False).tasks.values() for x in ts}
                     except Exception: instructions[data] = {}
                 t.instruction = instructions[data].get(t.task_id, "")

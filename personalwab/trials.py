@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Iterable
 import numpy as np
 import pandas as pd
-from .runner import RunConfig, expand_runs, latest_records, read_jsonl, run_config
+from .runconfig import RunConfig
+from .records import latest_records, read_jsonl
+from .results import expand_runs, run_config
 
 # %% auto #0
 __all__ = ['ERROR_RULE', 'DETERMINISTIC_BACKENDS', 'is_deterministic', 'trial_table', 'pass_hat', 'noise_floor', 'consistency',
@@ -23,7 +25,7 @@ def is_deterministic(cfg: RunConfig | None) -> bool:
     "True when every trial of `cfg` repeats the same computation: temperature 0, a local backend, single-turn (or the oracle)."
     if cfg is None: return False
     if cfg.method == "oracle": return True
-    return cfg.temperature == 0 and cfg.track == "single" and cfg.agent_llm.startswith(DETERMINISTIC_BACKENDS)
+    return cfg.temperature == 0 and not cfg.spec.multi_turn and cfg.agent_llm.startswith(DETERMINISTIC_BACKENDS)
 
 # %% ../nbs/33_trials.ipynb #6491c981
 def trial_table(records: Iterable[dict], trials: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -65,7 +67,7 @@ def noise_floor(X: pd.DataFrame, n_boot: int = 1000, alpha: float = 0.05, seed: 
 # %% ../nbs/33_trials.ipynb #ba9e0fe3
 def consistency(path_or_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> dict:
     "Trials report of a run: pass^j, result-accuracy spread, noise floor, error rule, and whether variance is measurable."
-    from personalwab.runner import results_path
+    from personalwab.records import results_path
     p = results_path(path_or_dir); cfg = run_config(p)
     F, R, counts = trial_table(read_jsonl(p), cfg.trials if cfg else None)
     k = counts["trials"]

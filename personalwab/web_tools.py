@@ -8,51 +8,13 @@ from fastcore.basics import patch
 import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from .render import STOP_SIGNAL, product_document, render_details, render_product, search_result
 from .schema import Benchmark, Product
 
 # %% auto #0
-__all__ = ['PRODUCT_FIELDS', 'DOCUMENT_FIELDS', 'TOOL_SCHEMAS', 'SCHEMA_BY_NAME', 'TERMINAL_FUNCTIONS', 'FUNCTION_NAMES',
-           'LENIENT_ARGUMENTS', 'STOP_SIGNAL', 'NO_REVIEW', 'render_product', 'product_document', 'search_result',
-           'render_details', 'tool_schemas', 'check_arguments', 'SearcherLike', 'RecommenderLike', 'FunctionResult',
-           'error', 'WebFunctions', 'sequence_ids', 'review_input']
-
-# %% ../nbs/22_web_tools.ipynb #40ad6783
-PRODUCT_FIELDS = ("Title", "Parent Asin", "Average Rating", "Rating Number", "Price", "Store",
-                  "Features", "Description", "Details", "Category")
-DOCUMENT_FIELDS = ("Title", "Parent Asin", "Main Category", "Average Rating", "Rating Number", "Price",
-                   "Store", "Details", "Description", "Features")
-
-def _values(p: Product) -> dict[str, str]:
-    "Each field as the original printed it: `str()`, and ASCII-escaped `json.dumps` for details."
-    return {"Title": p.title, "Parent Asin": p.parent_asin, "Main Category": str(p.main_category),
-            "Category": str(p.main_category), "Average Rating": str(p.average_rating),
-            "Rating Number": str(p.rating_number), "Price": str(p.price), "Store": str(p.store),
-            "Features": str(p.features), "Description": str(p.description), "Details": json.dumps(p.details)}
-
-# %% ../nbs/22_web_tools.ipynb #e4808d4f
-def _lines(p: Product, fields: tuple[str, ...]) -> str:
-    v = _values(p)
-    return "\n".join(f"- {f}: {v[f]}" for f in fields)
-
-# %% ../nbs/22_web_tools.ipynb #2069a869
-def render_product(p: Product, i: int | None = None) -> str:
-    "The product template; with `i`, a recommendation result as the original listed it (`\\nProduct {i}:\\n...\\n`)."
-    return _lines(p, PRODUCT_FIELDS) if i is None else f"\nProduct {i}:\n{_lines(p, PRODUCT_FIELDS)}\n"
-
-# %% ../nbs/22_web_tools.ipynb #87600ccb
-def product_document(p: Product) -> str:
-    "The search index text of `p`: the product block of the original's memory prompt, without its `Product:` header."
-    return _lines(p, DOCUMENT_FIELDS)
-
-# %% ../nbs/22_web_tools.ipynb #edc45275
-def search_result(document: str, i: int) -> str:
-    "Search hit number `i` (from 0) as the original listed it: `Product {i}: \\n` + the indexed text + `\\n`."
-    return f"Product {i}: \n{document}\n"
-
-# %% ../nbs/22_web_tools.ipynb #efeee131
-def render_details(p: Product) -> str:
-    "The `Product Details:` block returned by `get_product_details_by_asin`."
-    return f"Product Details:\n{_lines(p, PRODUCT_FIELDS)}"
+__all__ = ['TOOL_SCHEMAS', 'SCHEMA_BY_NAME', 'TERMINAL_FUNCTIONS', 'FUNCTION_NAMES', 'LENIENT_ARGUMENTS', 'NO_REVIEW',
+           'tool_schemas', 'check_arguments', 'SearcherLike', 'RecommenderLike', 'FunctionResult', 'error',
+           'WebFunctions', 'sequence_ids', 'review_input']
 
 # %% ../nbs/22_web_tools.ipynb #369d6027
 def _tool(name: str, description: str, props: dict) -> dict:
@@ -138,8 +100,6 @@ def error(msg: str) -> FunctionResult:
     return FunctionResult(observation=f"Error: {msg}", ok=False)
 
 # %% ../nbs/22_web_tools.ipynb #35c3e266
-STOP_SIGNAL = "###STOP###"
-
 class WebFunctions:
     "The web functions of one benchmark; `call(name, arguments)` never raises."
     def __init__(self, b: Benchmark, searcher: SearcherLike | None = None, recommender: RecommenderLike | None = None, k: int = 10):

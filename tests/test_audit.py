@@ -121,7 +121,7 @@ def test_unclear_inputs_name_file_record_and_field(tmp_path, capsys, case):
 
 def test_control_characters_in_titles_load_and_reach_the_agent(tmp_path, capsys):
     from personalwab.env import initial_observation
-    from personalwab.web_tools import render_product
+    from personalwab.render import render_product
     from personalwab.trajectory import visible
     odd = "Trail\x00 Shoes \x1b[2J \u202egnp"
     def fn(b):
@@ -195,7 +195,8 @@ class DeepArguments:
 
 
 def test_deeply_nested_arguments_are_a_scored_invalid_step(tmp_path):
-    from personalwab.runner import read_jsonl, run
+    from personalwab.records import read_jsonl
+    from personalwab.runner import run
     cfg = RunConfig(method="rules", data="tiny", env_params={"engine": "bm25s"}, workers=2)
     r = run(cfg, out_dir=tmp_path, progress=False, agent_factory=lambda c, b: DeepArguments(), benchmark=tiny_benchmark())
     recs = read_jsonl(r.dir/"results.jsonl")

@@ -76,10 +76,10 @@ def test_stage_configs_match_all_yaml():
 
 
 def test_train_cfg_fields_are_train_params():
-    "TrainCfg restates puma_train.TrainParams (all but the seed): names, types, defaults and order must not drift."
-    import dataclasses
-    from typing import get_type_hints
-    from personalwab.puma_pipeline import TrainCfg
-    from personalwab.puma_train import TrainParams
-    want = [(f.name, get_type_hints(TrainParams)[f.name], f.default) for f in dataclasses.fields(TrainParams) if f.name != "seed"]
-    assert [(k, f.annotation, f.default) for k, f in TrainCfg.model_fields.items()] == want
+    "The training settings are declared once (puma_train.TrainSettings): the stage settings and the trainer parameters take them from there."
+    from personalwab.puma_pipeline import DPOCfg, SFTCfg, TrainCfg
+    from personalwab.puma_train import TrainParams, TrainSettings
+    assert issubclass(TrainCfg, TrainSettings) and issubclass(TrainParams, TrainSettings) and "learning_rate" not in vars(TrainCfg).get("__annotations__", {})
+    assert list(TrainCfg.model_fields) == list(TrainSettings.model_fields) == list(TrainParams.model_fields)[:-1]
+    assert list(SFTCfg.model_fields)[-1] == "kinds" and list(DPOCfg.model_fields)[-1] == "beta"
+    assert SFTCfg(lora_r=8).params(3) == TrainParams(lora_r=8, seed=3)

@@ -8,6 +8,7 @@ import string
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 from ..env import oracle_action
+from ..track import track_spec
 from ..schema import Benchmark, Task
 from .actions import PageAction, element, parse_action
 from .env import ShopEnv, WebEpisode
@@ -59,7 +60,7 @@ def gold_trajectory(b: Benchmark, task: Task, track: str = "single") -> list[Gol
     else:
         steps = [_step("click", PRODUCT_TO_REVIEW), _step("select", RATING, _stars(task.target.review.rating)),
                  _step("type", REVIEW_BOX, a.arguments["review"]), _step("click", REVIEW_BUTTON)]
-    return steps + ([_step("click", DONE_BUTTON)] if track == "multi" else [])
+    return steps + ([_step("click", DONE_BUTTON)] if track_spec(track).multi_turn else [])
 
 # %% ../../nbs/85_web_gold.ipynb #846c21bd
 def replay_gold(se: ShopEnv, task: Task | str, track: str | None = None) -> tuple[WebEpisode, list[PageAction]]:

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import DictLoader, Environment
 from ..env import Action, StepResult, WebEnv
 from ..schema import Benchmark, Task
+from ..track import track_spec
 from fastcore.basics import patch
 
 # %% auto #0
@@ -130,7 +131,7 @@ def message(self: ShopSession, text: str, url: str = "/") -> StepResult:
     "Send a chat message to the user (`respond`); the user's reply (multi-turn) joins the chat."
     r = self.call(url, "respond", {"content": text})
     self.chat.append({"role": "agent", "content": text})
-    if r.info.get("ok") and self.env.track == "multi": self.chat.append({"role": "user", "content": r.observation})
+    if r.info.get("ok") and track_spec(self.env.track).multi_turn: self.chat.append({"role": "user", "content": r.observation})
     return r
 
 @patch
