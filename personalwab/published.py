@@ -16,7 +16,7 @@ __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'results_dir', 'portable', 'finished
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
-from .config import repo_root, runs_dir
+from .config import repo_root, runs_dir, _cache_root
 from .runconfig import RunConfig, portable_model, run_dir
 from .records import atomic_write_json, dumps, read_json, record_problem
 
@@ -27,8 +27,8 @@ def results_dir() -> Path:
 
 # %% ../nbs/38_published.ipynb #5801d98d
 def portable(obj: Any) -> Any:
-    "`obj` (JSON-like) with absolute paths of the runs folder and the checkout written relative to them (`runs/...`, `...`)."
-    roots = sorted({(str(runs_dir()), "runs"), (str(repo_root()), "")}, key=lambda r: -len(r[0]))
+    "`obj` (JSON-like) with absolute paths of the runs folder, the checkout and the cache written relative to them (`runs/...`, `...`, `<cache>/...`)."
+    roots = sorted({(str(runs_dir()), "runs"), (str(repo_root()), ""), (str(_cache_root()), "<cache>")}, key=lambda r: -len(r[0]))
     def fix(s: str) -> str:
         if s.startswith("hf:"): return portable_model(s)
         for root, rel in roots:
