@@ -10,6 +10,7 @@ __all__ = ['submit_app', 'app', 'METHOD_HELP', 'publish_app', 'cli_errors', 'run
 
 # %% ../nbs/90_cli.ipynb #526f9607
 import contextlib, json, os, sys, warnings
+from fastcore.xtras import modified_env
 from pathlib import Path
 from typing import Annotated, Optional
 import pandas as pd
@@ -382,12 +383,16 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 
 # %% ../nbs/90_cli.ipynb #68044424
 @publish_app.command("restore")
-def publish_restore_cli(runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Make the runs folder from results/: every published run (records added, never removed)."
-    from personalwab.published import restore_all
+def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
+    "Make the runs folder from results/: every published run (records added, never removed) and the plan's PUMA model."
+    from personalwab.published import restore_all, restore_puma
+    from personalwab.experiments import puma_config
     with cli_errors("publish restore"):
+        p = _load_plan(plan)
         dirs = restore_all(results, runs)
-        print(f"restored {len(dirs)} runs")
+        with modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {})):
+            meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
+        print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else ""))
 
 app.add_typer(publish_app, name="publish")
 
