@@ -38,8 +38,13 @@ class Usage:
     model: str = ""
     index: int = 0  # position of this completion in its call (0 carries the prompt)
     reused_tokens: int = 0  # of prompt_tokens, those read from the backend's prefix cache instead of computed
+    timed_out: bool = False  # cut by the backend's wall-clock bound: the machine was too slow, not an answer of the model
 
-    def to_dict(self) -> dict: return asdict(self)
+    def to_dict(self) -> dict:
+        "The fields as a dict; `timed_out` only when set, so the records of calls that finished keep their shape."
+        d = asdict(self)
+        if not d["timed_out"]: del d["timed_out"]
+        return d
 
 # %% ../nbs/10_llm.ipynb #92dba204
 @dataclass

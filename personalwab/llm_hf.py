@@ -315,7 +315,7 @@ class HFLLM(LLM):
         timed_out = bool(self.max_time_s) and dt >= self.max_time_s
         if timed_out: err = f"TimeoutError: generation stopped after {dt:.1f} s (max_time_s={self.max_time_s})"
         c = Completion(text, tc, usage, error=err)
-        if timed_out: c.failed = True   # not an answer: never cached, so a rerun tries again
+        if timed_out: c.failed = c.usage.timed_out = True   # not an answer: never cached; an episode with it is redone (30_runner)
         return c
 
     def _generate_one(self, conv, tools, p) -> list[Completion]:

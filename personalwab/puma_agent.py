@@ -70,6 +70,7 @@ def _sum_usage(cs: list[Completion]) -> dict:
     out = dict(us[-1])
     for k in ("prompt_tokens", "completion_tokens", "latency_s", "cost_usd"): out[k] = sum(u.get(k, 0) or 0 for u in us)
     out["cached"], out["calls"] = all(u.get("cached") for u in us), len(us)
+    if any(u.get("timed_out") for u in us): out["timed_out"] = True   # either call cut by the clock: the episode is redone
     return out
 
 # %% ../nbs/42_puma_agent.ipynb #2ef82c92

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 # %% auto #0
-__all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'Terminated', 'RunInterrupted', 'check_names',
-           'worker_torch_threads', 'run', 'stop_on_sigterm']
+__all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'EpisodeTimedOut', 'timed_out_calls', 'Terminated',
+           'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -83,6 +83,16 @@ class _Tally:
         n = max(self.n, 1)
         return {"F": f"{self.f/n:.3f}", "R": f"{self.r/n:.3f}", "$": f"{self.cost:.4f}", "err": int(self.err)}
 
+# %% ../nbs/30_runner.ipynb #896eae12
+class EpisodeTimedOut(TimeoutError):
+    "An episode in which a backend cut a model call at its wall-clock bound: recorded as an error, computed again on resume."
+
+# %% ../nbs/30_runner.ipynb #29d1128d
+def timed_out_calls(ep) -> int:
+    "How many of an episode's model calls a backend cut at its wall-clock bound (usage records with `timed_out`)."
+    usage = ep.get("usage") if isinstance(ep, dict) else getattr(ep, "usage", None)
+    return sum(bool((u.to_dict() if hasattr(u, "to_dict") else dict(u)).get("timed_out")) for u in usage or [])
+
 # %% ../nbs/30_runner.ipynb #707df78d
 def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
     "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
@@ -95,6 +105,9 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
             built.append(local.agent)
         local.env.rng = random.Random(seed)  # the task's own generator; the global `random` is never touched from a worker
         ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.methods)
+        if n := timed_out_calls(ep):                          # an answer the clock cut: not the model's, so not a result
+            raise EpisodeTimedOut(f"{n} model call(s) cut at the backend's wall-clock bound (max_time_s): the machine was too "
+                                  "busy or slow; the episode is computed again on resume")
         rec = episode_record(ep, task, trial=trial, seed=seed, attempt=attempt, started=started,
                              wall_s=time.perf_counter() - t0, worker=worker)
     except Exception as e:

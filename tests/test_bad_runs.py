@@ -294,6 +294,25 @@ def test_simulator_reply_is_time_bounded(tmp_path):
     assert get_llm("tiny", cache=False).max_time_s == 120.0                        # the default bound
 
 
+@pytest.mark.timeout(600)
+def test_episode_with_a_cut_call_is_an_error_and_redone_on_resume(tmp_path):
+    "A generation the clock cut depends on the machine's load, not on the model: the episode is an error record, computed again on resume."
+    from personalwab.resources import shared_llm
+    register_backend("clocked", lambda **kw: HFLLM(tiny_model_path(), name="tiny-clocked", cache=False, max_time_s=1e-4, **kw))
+    cfg = RunConfig(method="no_memory", track="single", agent_llm="clocked", task_ids=TASK_IDS[:2],
+                    params={"max_tokens": 16}, env_params={"engine": "bm25s"})
+    cut = run(cfg, out_dir=tmp_path, progress=False, benchmark=B)
+    assert (cut.ran, cut.errors) == (2, 2)
+    recs = read_jsonl(cut.dir/"results.jsonl")
+    assert all(r["status"] == "error" and r["error"].startswith("EpisodeTimedOut: 1 model call(s) cut") for r in recs), [r["error"] for r in recs]
+    shared_llm("clocked").max_time_s = 120.0                                 # a machine with time to spare: the same run resumes
+    done = run(cfg, out_dir=tmp_path, progress=False, benchmark=B)
+    assert (done.ran, done.skipped, done.errors) == (2, 0, 0), load_results(done.dir)["error"].tolist()
+    latest = {r["task_id"]: r for r in read_jsonl(done.dir/"results.jsonl")}
+    assert all(r["status"] == "ok" and r["attempt"] == 2 for r in latest.values())
+    assert not any(u.get("timed_out") for r in latest.values() for u in r["usage"])   # finished calls keep their record shape
+
+
 # --- 7. property tests: parsers and result files ---------------------------------------------------
 
 @settings(max_examples=80, deadline=None)
