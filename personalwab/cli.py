@@ -384,12 +384,13 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 # %% ../nbs/90_cli.ipynb #68044424
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Make the runs folder from results/: every published run (records added, never removed) and the plan's PUMA model."
-    from personalwab.published import restore_all, restore_puma
+    "Make the runs folder from results/: every published run (records added, never removed), the recommender they used and the plan's PUMA model."
+    from personalwab.published import restore_all, restore_puma, restore_sasrec
     from personalwab.experiments import puma_config
     with cli_errors("publish restore"):
         p = _load_plan(plan)
         dirs = restore_all(results, runs)
+        restore_sasrec(p.data, results)
         with modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {})):
             meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
         print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else ""))

@@ -12,7 +12,8 @@ from typing import Any, Iterable
 # %% auto #0
 __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz', 'read_records_gz',
            'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
-           'load_plan', 'plan_runs', 'progress', 'pack_puma', 'restore_puma', 'compute', 'rescore_published']
+           'load_plan', 'plan_runs', 'progress', 'pack_puma', 'restore_puma', 'pack_sasrec', 'restore_sasrec',
+           'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -333,6 +334,58 @@ def restore_puma(cfg, dest: str | Path | None = None, log=print) -> dict | None:
                              f"{cfg.root.name}'s configuration (another recipe?)")
     return meta
 
+# %% ../nbs/38_published.ipynb #432699fc
+def _sasrec_state(ckpt: Path) -> dict:
+    "The model weights, items and configuration of a SASRec checkpoint written by `train_sasrec`."
+    import torch
+    st = torch.load(ckpt, weights_only=False, map_location="cpu")
+    return {"model": {k: v.contiguous() for k, v in st["model"].items()}, "items": st["items"], "config": st["config"]}
+
+# %% ../nbs/38_published.ipynb #64f29e69
+def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict | None:
+    "Publish the trained SASRec model of benchmark `data` into `<dest>/sasrec/<key>/`; returns its `sasrec.json`, or None when none is trained here."
+    from safetensors.torch import save_file
+    from personalwab.sasrec import SASRecConfig, data_key
+    from personalwab.runconfig import load_data
+    b = load_data(data, progress=False); key = data_key(b, SASRecConfig())
+    from personalwab.config import cache_dir
+    src = cache_dir("sasrec", key)
+    if not (src/"DONE").exists(): return None
+    st, out = _sasrec_state(src/"checkpoint.pt"), (Path(dest) if dest else results_dir())/"sasrec"/key
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out/".model.safetensors.tmp"; save_file(st["model"], str(tmp)); os.replace(tmp, out/"model.safetensors")
+    meta = {"key": key, "data": data, "config": st["config"], "items": st["items"],
+            "trained": read_json(src/"DONE", "SASRec training record"), "sha256": _sha256_files([out/"model.safetensors"])}
+    atomic_write_json(out/"sasrec.json", meta)
+    return meta
+
+# %% ../nbs/38_published.ipynb #1e27322c
+def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=print) -> dict | None:
+    """Put the published SASRec model of benchmark `data` in the cache (replacing one trained on this machine when its
+    weights differ); returns its `sasrec.json`, or None when none is published."""
+    import tempfile, torch
+    from safetensors.torch import load_file, save_file
+    from personalwab.sasrec import SASRecConfig, data_key
+    from personalwab.runconfig import load_data
+    from personalwab.config import cache_dir
+    b = load_data(data, progress=False); key = data_key(b, SASRecConfig())
+    src = (Path(dest) if dest else results_dir())/"sasrec"/key
+    meta = read_json(src/"sasrec.json", "published SASRec model")
+    if not meta: return None
+    if _sha256_files([src/"model.safetensors"]) != meta["sha256"]:
+        raise ValueError(f"{src/'sasrec.json'}: field sha256: model.safetensors is not the published file")
+    out = cache_dir("sasrec", key)
+    if (out/"DONE").exists():
+        with tempfile.TemporaryDirectory() as tmp:   # the cached model's weights, written the published way, compared by digest
+            save_file(_sasrec_state(out/"checkpoint.pt")["model"], f"{tmp}/model.safetensors")
+            if _sha256_files([Path(tmp)/"model.safetensors"]) == meta["sha256"]: return meta
+        log(f"[publish] the SASRec model trained on this machine differs from the published one: using the published one")
+    ck = {"model": load_file(str(src/"model.safetensors")), "items": meta["items"], "config": meta["config"],
+          "epoch": meta["trained"].get("epochs")}
+    tmp = out/".checkpoint.pt.tmp"; torch.save(ck, tmp); os.replace(tmp, out/"checkpoint.pt")
+    atomic_write_json(out/"DONE", dict(meta["trained"]) | {"restored_from": f"results/sasrec/{key}", "sha256": meta["sha256"]})
+    return meta
+
 # %% ../nbs/38_published.ipynb #d3ad8623
 def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, pack_every: float = 1800,
             only: Iterable[str] | None = None, log=print) -> dict:
@@ -350,6 +403,7 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
         names.add(cfg.name)
         out.update(run_all({key: cfg}, progress=False, agent_factories={key: factory} if factory else None, out_dir=runs))
         pack()
+    restore_sasrec(plan.data, dest, log=log)             # the recommender the published runs used, when there is one
     threading.Thread(target=packer, daemon=True, name="packer").start()
     try:
         for key, (cfg, factory) in plan_runs(plan).items(): one(key, cfg, factory)
@@ -362,6 +416,8 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
             for key, (cfg, factory) in plan_runs(plan, models).items(): one(key, cfg, factory)
     finally:
         stop.set(); pack()
+        try: pack_sasrec(plan.data, dest)
+        except Exception as e: log(f"[publish] packing the recommender failed: {type(e).__name__}: {e}")
     return out
 
 # %% ../nbs/38_published.ipynb #287315df
