@@ -14,10 +14,11 @@ from .schema import Track
 
 # %% auto #0
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'DEFAULT_BUDGET', 'MEMORY_LENGTHS',
-           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'budget_params',
-           'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits', 'puma_config',
-           'puma_config_for', 'puma_models', 'table3_configs', 'puma_relevant_memory_factory', 'table5_configs',
-           'table6_configs', 'run_all', 'records', 'scores_long', 'task_counts', 'attempts']
+           'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'EPISODE_COLUMNS',
+           'budget_params', 'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits',
+           'puma_config', 'puma_config_for', 'computing', 'puma_models', 'table3_configs',
+           'puma_relevant_memory_factory', 'table5_configs', 'table6_configs', 'run_all', 'records', 'scores_long',
+           'task_counts', 'attempts']
 
 # %% ../nbs/62_experiments.ipynb #2c944228
 SINGLE_METHODS = ["no_memory", "random_memory", "last_memory", "relevant_memory", "react", "recmind", "puma_gpt", "puma"]
@@ -101,6 +102,12 @@ def puma_config_for(config: str, smoke: bool, data: str = "default"):
     "The pipeline config a notebook uses: `config`, or the tiny model with few steps in the smoke profile."
     return puma_config(PUMA_SMOKE_CONFIG, PUMA_SMOKE_OVERRIDES, data) if smoke else puma_config(config, None, data)
 
+# %% ../nbs/62_experiments.ipynb #cc296ee7
+def computing(compute: bool | None = None) -> bool:
+    "Whether runs and models may be computed: `compute` when given, else not when `$PERSONALWAB_COMPUTE` is `0`."
+    import os
+    return compute if compute is not None else os.environ.get("PERSONALWAB_COMPUTE", "1").strip() != "0"
+
 # %% ../nbs/62_experiments.ipynb #8c595b89
 def puma_models(cfg, log=print) -> dict:
     """Train (or reuse: the pipeline caches every stage) the PUMA pipeline of `cfg`. LLM specs of its base, SFT-only and
@@ -108,6 +115,9 @@ def puma_models(cfg, log=print) -> dict:
     `token_budget`, the memory budget its training prompts had: Tables 3 and 5 evaluate it with that budget."""
     from filelock import FileLock
     from personalwab.puma_pipeline import run_pipeline, base_model_path, stage_done
+    from personalwab.puma_pipeline import STAGES
+    if not computing() and not all(stage_done(cfg, s) for s in STAGES):
+        raise RuntimeError(f"{cfg.root.name}: this PUMA model is not published (results/puma/) and PERSONALWAB_COMPUTE=0 forbids training it")
     t0 = time.perf_counter()
     cfg.root.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(cfg.root) + ".lock"):   # notebooks running in parallel train the pipeline once
@@ -167,8 +177,8 @@ def table6_configs(models: dict, budgets=(256, 512, 768), *, limit=None, seed: i
             for t in budgets}
 
 # %% ../nbs/62_experiments.ipynb #d1d27062
-def run_all(configs: dict, progress: bool = True, agent_factories: dict | None = None, out_dir=None) -> dict:
-    "Run (or resume, or just load) each `RunConfig`; returns {key: RunResult} with the seconds each took now."
+def run_all(configs: dict, progress: bool = True, agent_factories: dict | None = None, out_dir=None, compute: bool | None = None) -> dict:
+    "Run (or resume, or just load: `computing(compute)` false) each `RunConfig`; returns {key: RunResult} with the seconds each took now."
     from personalwab.runconfig import select_tasks, load_data
     from personalwab.rundir import RunLocked
     from personalwab.runner import run
@@ -177,7 +187,7 @@ def run_all(configs: dict, progress: bool = True, agent_factories: dict | None =
         t0 = time.perf_counter()
         factory = (agent_factories or {}).get(key)
         for wait in range(3600):   # another process may be writing this very run: wait for it, then reuse
-            try: r = run(cfg, out_dir=out_dir, progress=progress, agent_factory=factory); break
+            try: r = run(cfg, out_dir=out_dir, progress=progress, agent_factory=factory, compute=computing(compute)); break
             except RunLocked:
                 if wait == 3599: raise
                 if wait == 0: print(f"{key}: run {cfg.name} is in progress elsewhere; waiting for it")
@@ -185,14 +195,18 @@ def run_all(configs: dict, progress: bool = True, agent_factories: dict | None =
         r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
         r.task_ids = [t.id for t in select_tasks(load_data(cfg.data), cfg)]
         out[key] = r
-        print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}  ({r.seconds_now:.0f}s)")
+        print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}"
+              + (f", missing {r.missing} (not published)" if r.missing else "") + f"  ({r.seconds_now:.0f}s)")
     return out
 
 # %% ../nbs/62_experiments.ipynb #bf3c781a
+EPISODE_COLUMNS = ("usage", "actions", "observations", "messages", "end", "user_messages", "seed", "attempt", "started", "finished", "worker")
+
 def records(r, ok: bool = True) -> pd.DataFrame:
     "The records of run `r` (from `run_all`) for exactly the tasks its config selects (a run folder may hold more)."
     from personalwab.records import load_results
     df = load_results(r.dir)
+    if df.empty: df = df.reindex(columns=[*df.columns, *EPISODE_COLUMNS])   # a run with nothing published yet: the columns all the same
     df = df[df.task_id.isin(r.task_ids)] if hasattr(r, "task_ids") else df
     return df[df.status == "ok"] if ok else df
 
@@ -205,6 +219,9 @@ def scores_long(results: dict, metrics=("function_acc", "result_acc"), ci: bool 
     rows = []
     for key, r in results.items():
         df = records(r).astype({c: float for c in ("function_acc", "result_acc", "steps")})
+        if df.empty:   # nothing scored (a run not published yet): every cell empty, n = 0
+            rows += [(key, part, m, float("nan"), 0, *((float("nan"),) * 2 if ci else ())) for part in (*TASK_TYPES, "overall") for m in metrics]
+            continue
         for part, row in aggregate(df).iterrows():
             sub = df if part == "overall" else df[df.type == part]
             strata = sub.type.to_numpy() if part == "overall" else None
@@ -238,4 +255,6 @@ def attempts(recs: pd.DataFrame, by: tuple[str, ...] = ("method",)) -> pd.DataFr
             rows.append({**{c: r[c] for c in by if c in r}, "type": r.type, "task_id": r.task_id, "attempt": k,
                          "made": att is not None, "valid": valid, "result_acc": att[1] if valid else np.nan,
                          "best_so_far": best_attempt(r.rewards[:k])[1], "solved_here": solved_at == k})
-    return pd.DataFrame(rows)
+    cols = [*[c for c in by if c in recs], "type", "task_id", "attempt", "made", "valid", "result_acc", "best_so_far", "solved_here"]
+    # no records (nothing published yet): no rows, the same columns and types (a boolean mask of no rows selects no rows)
+    return pd.DataFrame(rows, columns=cols).astype({"attempt": int, "made": bool, "valid": bool, "solved_here": bool})

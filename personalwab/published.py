@@ -12,8 +12,8 @@ from typing import Any, Iterable
 # %% auto #0
 __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz', 'read_records_gz',
            'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
-           'load_plan', 'plan_runs', 'progress', 'pack_puma', 'restore_puma', 'pack_sasrec', 'restore_sasrec',
-           'compute', 'rescore_published']
+           'load_plan', 'plan_runs', 'notebook_parameters', 'progress', 'pack_puma', 'restore_puma', 'pack_sasrec',
+           'restore_sasrec', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -224,6 +224,23 @@ def plan_runs(plan: PublishedPlan, puma: dict | None = None) -> dict[str, tuple[
         for k, (c, f) in rows.items():
             if c.name not in seen: out[k] = (c, f); seen.add(c.name)
     return out
+
+# %% ../nbs/38_published.ipynb #e777f7b6
+def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
+    "The papermill parameters of paper notebook `stem` (e.g. 'table3_single_turn') that make it use `plan`'s runs."
+    common = dict(data=plan.data, agent_llm=plan.agent_llm, user_llm=plan.user_llm, agent_params=plan.agent_params,
+                  memory_lengths=plan.memory_lengths, seed=plan.seed, workers=plan.workers, puma_config=plan.puma_config)
+    multi = dict(methods=plan.multi_methods, limit=plan.multi_limit, max_steps=plan.max_steps)
+    llm_single = [m for m in plan.single_methods if not m.startswith("rules")]
+    by = {"table3": dict(methods=plan.single_methods, limit=plan.single_limit, limits=plan.limits),
+          "table4": multi, "fig8": multi, "fig9": multi,
+          "table5": dict(limit=plan.single_limit), "table6": dict(limit=plan.single_limit, budgets=plan.budgets),
+          "fig7": dict(single_methods=llm_single, multi_methods=[m for m in plan.multi_methods if m != "rules"],
+                       single_limit=plan.single_limit, multi_limit=plan.multi_limit, limits=plan.limits, max_steps=plan.max_steps),
+          "claims": dict(single_methods=plan.single_methods, limit=plan.single_limit, limits=plan.limits, multi_methods=plan.multi_methods,
+                         multi_limit=plan.multi_limit, max_steps=plan.max_steps, budgets=plan.budgets)}
+    part = next((v for k, v in by.items() if stem.startswith(k)), None)
+    return {"data": plan.data} if part is None else common | part
 
 # %% ../nbs/38_published.ipynb #e9c289ac
 def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, puma: dict | None = None) -> "pd.DataFrame":

@@ -61,12 +61,14 @@ class RunResult:
     ran: int = 0
     skipped: int = 0
     errors: int = 0
+    missing: int = 0   # tasks of the run not computed by this call (`run(..., compute=False)`): no record to show
     @property
     def results(self) -> pd.DataFrame: return load_results(self.dir)
     def __repr__(self):
         s = ((self.summary or {}).get("scores") or {}).get("overall") or {}
         num = lambda k: f"{s[k]:.3f}" if isinstance(s.get(k), (int, float)) else "-"
-        return (f"RunResult({Path(self.dir).name}: ran {self.ran}, skipped {self.skipped}, errors {self.errors}; "
+        return (f"RunResult({Path(self.dir).name}: ran {self.ran}, skipped {self.skipped}, errors {self.errors}"
+                + (f", missing {self.missing}" if self.missing else "") + "; "
                 f"overall F={num('function_acc')} R={num('result_acc')})")
 
 # %% ../nbs/30_runner.ipynb #1f36a169
@@ -164,8 +166,9 @@ def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
 # %% ../nbs/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
-        benchmark: Benchmark | None = None, resources: Resources | None = None) -> RunResult:
-    "Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts from `resources` (default: `Resources(b)`)."
+        benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True) -> RunResult:
+    """Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts from `resources` (default: `Resources(b)`).
+    With `compute=False` nothing is run: the result is what the folder already holds (e.g. restored published runs), its other tasks `missing`."""
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
@@ -177,7 +180,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     # protocol_info: what the scores mean (env.json, summary.json); not in the run hash
     with RunDir(cfg, out_dir, [(t.id, i) for t, i in wanted], protocol_info(b)) as rd:
         left = set(rd.todo)
-        todo = [(t, i) for t, i in wanted if (t.id, i) in left]
+        todo = [(t, i) for t, i in wanted if (t.id, i) in left] if compute else []
         tally = _Tally(rd.successes)
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
@@ -199,7 +202,8 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
                 bar.close()
                 rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
     if stopped is not None: raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated)) from None
-    return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo), errors=n_err)
+    missing = 0 if compute else len(left)
+    return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo) - missing, errors=n_err, missing=missing)
 
 # %% ../nbs/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager

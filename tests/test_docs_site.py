@@ -33,10 +33,23 @@ def run_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, run_dir):
     out = tmp_path_factory.mktemp("docs")/"_docs"
-    r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--runs", str(run_dir.parent), "--all-runs"],
-                       cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--runs", str(run_dir.parent), "--all-runs",
+                        "--keep", str(out.parent/"proc")], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stdout + r.stderr
     return out
+
+def test_published_runs_get_pages(site, run_dir, tmp_path):
+    "Without --runs the site shows the published runs (results/): each run's page and a page per episode."
+    from personalwab.published import pack_run
+    meta = pack_run(run_dir, tmp_path/"results")
+    out = tmp_path/"_docs"
+    r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--proc", str(site.parent/"proc"),
+                        "--results", str(tmp_path/"results")], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    page = out/"runs"/f"{meta['name']}.html"
+    assert page.exists(), sorted(p.name for p in (out/"runs").glob("*"))[:10]
+    tasks = [a["href"] for a in soup(page).find_all("a") if meta["name"] in a.get("href", "") and a["href"].count("/") >= 1]
+    assert tasks and all((page.parent/unquote(h.split("#")[0])).exists() for h in tasks), tasks
 
 def html_pages(site: Path) -> list[Path]: return sorted(site.rglob("*.html"))
 def soup(p: Path) -> BeautifulSoup: return BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")

@@ -110,3 +110,34 @@ def test_claims_of_a_run_are_compared_with_the_committed_ones(tmp_path):
     assert lines[2] == "  T9.9: committed absent, this run inconclusive"
     assert reproduce.compare_claims(tmp_path/"old.csv", tmp_path/"old.csv") == ["claims: 2 of 2 have the committed verdict"]
     assert "missing" in reproduce.compare_claims(tmp_path/"none.csv", tmp_path/"old.csv")[0]
+
+def test_published_plan_parameters_are_parameters_of_the_notebooks():
+    "The default and full profiles give each paper notebook the plan's values under its own parameter names: none misspelt."
+    from personalwab.published import load_plan, notebook_parameters
+    plan = load_plan()
+    for nb in PAPER_NBS:
+        given, have = set(notebook_parameters(plan, nb.stem)), _parameters(nb)
+        used = {"methods", "single_methods", "multi_methods", "limit", "single_limit", "multi_limit", "limits", "max_steps", "budgets"} & given
+        assert used <= have, (nb.name, used - have)        # what selects the runs must reach the notebook
+        if {"methods", "single_methods", "puma_config"} & have: assert {"limit", "single_limit"} & given, nb.name
+    assert "verification" in _parameters(ROOT/"nbs"/"paper"/"fig7_efficiency.ipynb")
+
+def test_reproduced_tables_are_compared_with_the_committed_ones(tmp_path):
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    new, old = tmp_path/"new", tmp_path/"old"; new.mkdir(); old.mkdir()
+    for d, v in ((new, "1"), (old, "1")): (d/"same.csv").write_text(f"a\n{v}\n")
+    (new/"other.csv").write_text("a\n2\n"); (old/"other.csv").write_text("a\n3\n")
+    (new/"fresh.csv").write_text("a\n"); (new/"verification.csv").write_text("run\n")
+    assert reproduce.compare_tables(new, old) == ["fresh.csv: new (no committed table)", "other.csv: differs", "same.csv: identical"]
+    assert reproduce.default_out("full") == ROOT/"runs"/"full"
+
+def test_a_notebook_without_published_runs_is_skipped():
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    done = {"table3/rules", "table3/no_memory"}
+    assert not reproduce.unpublished("table3_single_turn", done) and not reproduce.unpublished("claims", done)
+    assert reproduce.unpublished("table4_multi_turn", done) and reproduce.unpublished("fig8_action_transitions", done)
+    assert reproduce.unpublished("table5_puma_ablation", done) and not reproduce.unpublished("table5_puma_ablation", done | {"table3/puma"})
+    assert not reproduce.unpublished("fig5_profile_consistency", set())           # reads no runs: always derived
+    assert set(reproduce.NOTEBOOK_RUNS) | {"table2", "fig5"} >= {p.stem.split("_")[0] for p in (ROOT/"nbs"/"paper").glob("*.ipynb")}

@@ -6,7 +6,8 @@ directives applied, exports hidden) in a scratch copy, and a small renderer turn
 notebooks into a static HTML site that works offline from `file://`: a sidebar with every page
 (a menu at phone width), Pygments-highlighted code, a table of contents and previous/next links
 on each page, client-side full-text search (a prebuilt index in `search.js`), API docs whose
-anchors match nbdev's links, and one page per task of every run the paper notebooks used.
+anchors match nbdev's links, and one page per task of every published run (results/, restored into a scratch folder) or of every run
+the paper notebooks used (--runs).
 
 Nothing here installs anything, and nothing is written into the checkout except `--out`.
 
@@ -418,16 +419,21 @@ def main(argv=None):
     ap.add_argument("--keep", help="keep the processed notebooks in this folder (for a faster re-render with --proc)")
     ap.add_argument("--runs", default=None, help="run folders the paper notebooks used (default: config.runs_dir())")
     ap.add_argument("--all-runs", action="store_true", help="also give pages to runs under --runs that no notebook used")
+    ap.add_argument("--results", default=str(ROOT/"results"), help="published runs (default results/): every one gets its pages, "
+                    "restored into a scratch runs folder, unless --runs is given")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if shutil.which("quarto") and not args.proc:
         subprocess.run([str(BIN/"nbdev_docs")], cwd=ROOT, check=True); return
     runs = Path(args.runs) if args.runs else None
-    if runs is None:
-        try:
-            from personalwab.config import runs_dir; runs = runs_dir()
-        except Exception: runs = None
     with tempfile.TemporaryDirectory(prefix="pwab-docs-") as tmp:
+        if runs is None and (Path(args.results)/"runs").is_dir():   # the published episodes: a page per run and per task
+            from personalwab.published import restore_all
+            runs = Path(tmp)/"published-runs"; restore_all(args.results, runs); args.all_runs = True
+        if runs is None:
+            try:
+                from personalwab.config import runs_dir; runs = runs_dir()
+            except Exception: runs = None
         proc = Path(args.proc) if args.proc else process(Path(tmp))
         if args.keep and not args.proc:
             if Path(args.keep).exists(): shutil.rmtree(args.keep)

@@ -1,14 +1,23 @@
 """Run every paper-reproduction notebook (nbs/paper/*.ipynb) with papermill.
 
 Profiles:
-  default  the README's `make reproduce`: the embedded default benchmark and the offline model,
-           with the task limits set in each notebook's `parameters` cell. Executed notebooks go to
-           runs/reproduce/executed/ and tables and figures to runs/reproduce/ (ignored by git: a
-           reproduction never rewrites tracked files); at the end each claim's verdict is compared
-           with the committed figures/claims.csv.
-           With --publish (`make publish`, for maintainers) the same run executes the notebooks in
-           place (they are the readable reports the docs site shows) and writes figures/: that is
-           how the committed reports are made, from a fresh clone with empty caches.
+  default  the README's `make reproduce`: checks the published evidence (results/, computed once by
+           `personalwab publish compute`) in under an hour on two cores:
+           1. every published trajectory is graded again by this checkout's scorer (any difference
+              is listed and makes the command fail);
+           2. the published runs, the recommender and the PUMA model (from its adapters) are restored
+              into runs/reproduce/runs/;
+           3. a stratified sample of every published run is re-run (one task per type and run) and
+              compared with the published episodes: runs/reproduce/verification.md (identical action
+              sequences k/n, largest score difference, seconds per task then and now);
+           4. the paper notebooks are executed with the plan's parameters (configs/published.yaml) on
+              the restored runs only (PERSONALWAB_COMPUTE=0: nothing is computed, a task not yet
+              published is counted as missing): tables and figures into runs/reproduce/, executed
+              notebooks into runs/reproduce/executed/, then compared with the committed figures/.
+           With --publish (`make publish`, for maintainers) step 4 executes the notebooks in place
+           (the readable reports the docs site shows) and writes figures/.
+  full     recomputes everything from nothing with the plan's parameters (the same notebooks,
+           computing on; resumable: run it again after a stop). Runs in runs/, outputs in runs/full/.
   quick    an illustration in at most 20 minutes: the same notebooks and the same models with 3 tasks
            per table (one per type), replies capped at 128 tokens, 2 multi-turn steps, two episodes at a
            time, 5 users in Figure 5 and a PUMA trained on 16 tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
@@ -19,7 +28,7 @@ Profiles:
 Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
-Usage: python tools/reproduce.py [--profile default|quick|smoke] [--publish] [--only NAME ...] [--out DIR]
+Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -41,6 +50,16 @@ EXPECTED = {
     "The paper's findings, measured (verdict per claim)": "claims.ipynb",
 }
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
+# The published runs each notebook reads (keys of `published.plan_runs`, by prefix): a notebook none of whose runs has a
+# published record yet is skipped by the default profile (it would show empty tables) and says so.
+NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table4/",), "fig9": ("table4/",),
+                 "table5": ("table5/", "table3/puma"), "table6": ("table6/",), "fig7": ("table3/", "table4/"),
+                 "claims": ("table3/", "table4/", "table5/", "table6/")}
+
+def unpublished(stem: str, done: set[str]) -> bool:
+    "Whether paper notebook `stem` reads published runs and none of them (keys in `done` have records) has a record yet."
+    prefixes = next((v for k, v in NOTEBOOK_RUNS.items() if stem.startswith(k)), None)
+    return prefixes is not None and not any(k.startswith(prefixes) for k in done)
 
 # The quick profile's parameters (a notebook takes the ones it has; papermill only notes the others).
 # Decoding dominates a run on the CPU (a reply that runs to its cap costs ~20 s), so replies are capped at 128 tokens
@@ -66,6 +85,7 @@ def default_out(profile: str, publish: bool = False) -> Path:
     "Where a profile writes its tables and figures when `--out` is not given (smoke: a fresh temporary folder)."
     if profile == "smoke": return Path(tempfile.mkdtemp(prefix="pwab-smoke-"))
     if profile == "quick": return ROOT/"runs"/"quick"
+    if profile == "full": return ROOT/"runs"/"full"
     return ROOT/"figures" if publish else ROOT/"runs"/"reproduce"
 
 def compare_claims(new_csv: Path, committed_csv: Path) -> list[str]:
@@ -101,6 +121,44 @@ def check_published(log=print) -> int:
     log(f"  the published computation: {int(p.done.sum())} of {int(p.planned.sum())} planned episodes (PUMA's runs not yet counted)")
     return int(df.differ.sum())
 
+def restore_published(runs: Path, log=print) -> dict | None:
+    """Restore the published runs, the recommender they used and the plan's PUMA model into `runs` (which must be
+    $PERSONALWAB_RUNS already); returns PUMA's model specs (`experiments.puma_models`) when its model is published."""
+    from personalwab.published import load_plan, restore_all, restore_puma, restore_sasrec
+    from personalwab.experiments import puma_config, puma_models
+    from personalwab.puma_pipeline import STAGES, stage_done
+    plan, t0 = load_plan(), time.time()
+    dirs = restore_all(None, runs)
+    restore_sasrec(plan.data, log=log)
+    pc = puma_config(plan.puma_config, data=plan.data)
+    meta = restore_puma(pc, log=lambda *a: None)
+    models = puma_models(pc, log=lambda *a: None) if meta and all(stage_done(pc, s) for s in STAGES) else None
+    log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
+        + f" into {runs.relative_to(ROOT) if runs.is_relative_to(ROOT) else runs} ({time.time() - t0:.0f}s)")
+    return models
+
+def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, log=print) -> int:
+    """Re-run `per_type` tasks of each type of every published run into `scratch` (emptied first: a fresh re-run each
+    time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
+    import shutil
+    from personalwab.published import load_plan
+    from personalwab.verify import verify_published, verification_markdown
+    shutil.rmtree(scratch, ignore_errors=True)
+    t0 = time.time()
+    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, log=lambda *a: None)
+    log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
+    log(verification_markdown(df))
+    return int(df.tasks.sum() - df.identical.sum()) if len(df) else 0
+
+def compare_tables(out: Path, committed: Path) -> list[str]:
+    "One line per table (CSV) of a reproduction: identical to the committed one in `committed`, differing, or new."
+    lines = []
+    for p in sorted(out.glob("*.csv")):
+        if p.name == "verification.csv": continue
+        c = committed/p.name
+        lines.append(f"{p.name}: " + ("new (no committed table)" if not c.exists() else "identical" if c.read_bytes() == p.read_bytes() else "differs"))
+    return lines
+
 def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
     return [p for p in nbs if not only or any(o in p.stem for o in only)]
@@ -134,12 +192,13 @@ def noise(nb_path: Path) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
-    ap.add_argument("--profile", choices=["default", "quick", "smoke"], default="default")
+    ap.add_argument("--profile", choices=["default", "full", "quick", "smoke"], default="default")
     ap.add_argument("--publish", action="store_true", help="default profile only: execute the notebooks in place and write "
-                    "figures/ (the committed reports; run from a fresh clone with empty caches)")
-    ap.add_argument("--only", nargs="*", help="substrings of notebook names to run")
+                    "figures/ (the committed reports, derived from results/)")
+    ap.add_argument("--only", nargs="*", help="substrings of notebook names to run (default profile: no re-scoring or verification)")
     ap.add_argument("--out", help="where tables/figures go (default: runs/reproduce/ for default, figures/ with --publish, "
-                    "runs/quick/ for quick, a temp dir for smoke)")
+                    "runs/full/ for full, runs/quick/ for quick, a temp dir for smoke)")
+    ap.add_argument("--per-type", type=int, default=1, help="default profile: tasks of each type re-run per published run (default 1)")
     args = ap.parse_args(argv)
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     import papermill as pm
@@ -148,23 +207,48 @@ def main(argv=None) -> int:
                  "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
                  "PYTHONWARNINGS": "ignore:IProgress not found", "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
-    smoke, quick = args.profile == "smoke", args.profile == "quick"
+    smoke, quick, check = args.profile == "smoke", args.profile == "quick", args.profile == "default"
     out = Path(args.out) if args.out else default_out(args.profile, args.publish)
     out.mkdir(parents=True, exist_ok=True)
     executed_dir = None if args.publish else out/"executed"
     extra = QUICK if quick else {}
     have = {p.name for p in PAPER.glob("*.ipynb")}
     missing = [f"{what} -> nbs/paper/{nb}" for what, nb in EXPECTED.items() if nb not in have]
-    failures, t00 = [], time.time()
+    failures, t00, differ, changed, skipped = [], time.time(), 0, 0, []
+    plan, done = None, None
+    if check or args.profile == "full":
+        from personalwab.published import load_plan, notebook_parameters
+        plan = load_plan()
+    if check:
+        work = ROOT/"runs"/"reproduce"
+        if not args.only and not args.publish:    # a fresh derivation: no table of an earlier one left to compare
+            for p in out.glob("*.*"):
+                if p.suffix in (".csv", ".md", ".png", ".svg"): p.unlink()
+        if not args.only:
+            differ = check_published()
+            if differ: failures.append(f"published scores ({differ} records differ)")
+        os.environ["PERSONALWAB_RUNS"] = str(work/"runs")          # the restored runs: this process and the notebooks' kernels
+        models = restore_published(work/"runs")
+        from personalwab.published import progress
+        done = {r.run for r in progress(plan, work/"runs", puma=models).itertuples() if r.done > 0}
+        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type)
+        os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     for nb in notebooks(args.only):
+        if done is not None and unpublished(nb.stem, done):
+            skipped.append(nb.name); print(f"==> {nb.relative_to(ROOT)} [{args.profile}]: skipped, none of its runs is published yet", flush=True)
+            continue
         dest = (executed_dir/nb.name) if executed_dir else nb
         dest.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.time()
         print(f"==> {nb.relative_to(ROOT)} [{args.profile}]", flush=True)
         try:
             # the notebook runs in its own folder: a relative out_dir keeps the committed notebooks free of machine paths
-            out_param = os.path.relpath(out.resolve(), nb.parent.resolve()) if out.resolve().is_relative_to(ROOT) else str(out.resolve())
-            pm.execute_notebook(str(nb), str(dest), parameters={"out_dir": out_param, "smoke": smoke, **extra},
+            rel = lambda p: os.path.relpath(p.resolve(), nb.parent.resolve()) if p.resolve().is_relative_to(ROOT) else str(p.resolve())
+            plan_params = notebook_parameters(plan, nb.stem) if plan else {}
+            if plan_params: plan_params = {k: v for k, v in plan_params.items() if k in pm.inspect_notebook(str(nb))}   # only the ones it has
+            params = {"out_dir": rel(out), "smoke": smoke, **extra, **plan_params}
+            if check and nb.stem.startswith("fig7") and (out/"verification.csv").exists(): params["verification"] = rel(out/"verification.csv")
+            pm.execute_notebook(str(nb), str(dest), parameters=params,
                                 kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
             move_stderr(dest)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
@@ -176,14 +260,17 @@ def main(argv=None) -> int:
     if quick: print(f"\nLabelled {label_illustration(out)} tables in {out} as an illustration (quick profile)")
     print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
     for p in sorted(out.glob("*.*")): print(f"  {p.name}")
-    if args.profile == "default" and not args.publish and (not args.only or any("claims" in o for o in args.only)):
-        print("\nThis run against the committed figures/ (figures/claims.csv):")
-        for line in compare_claims(out/"claims.csv", ROOT/"figures"/"claims.csv"): print("  " + line)
+    if check and not args.publish:
+        print("\nThis run against the committed figures/:")
+        for line in compare_tables(out, ROOT/"figures"): print("  " + line)
+        if not args.only or any("claims" in o for o in args.only):
+            for line in compare_claims(out/"claims.csv", ROOT/"figures"/"claims.csv"): print("  " + line)
     if missing: print("\nNot reproduced yet (notebook missing):\n  " + "\n  ".join(missing))
-    if args.profile == "default" and not args.only:
-        differ = check_published()
-        if differ: failures.append(f"published scores ({differ} records differ)")
-    if failures: print(f"\nFAILED notebooks: {failures}"); return 1
+    if skipped: print("\nNot derived (none of their runs is published yet): " + ", ".join(skipped))
+    if check and not args.only:
+        print(f"\nPublished evidence: {differ} re-scored records differ; {changed} re-run episodes with other actions than published "
+              "(see verification.md)")
+    if failures: print(f"\nFAILED: {failures}"); return 1
     return 0
 
 if __name__ == "__main__": sys.exit(main())
