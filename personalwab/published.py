@@ -102,8 +102,9 @@ def model_digest(spec: str | None) -> str | None:
 
 # %% ../nbs/38_published.ipynb #bd3cc3f9
 def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
-    "The provenance of a run from its invocations (`env.json`) and records: commits, machine, start/end, episode seconds."
-    gits = [i.get("git") or {} for i in invocations]
+    "The provenance of a run from its invocations (`env.json`) and records: commits (of the invocations that wrote the records), machine, start/end, episode seconds."
+    used = sorted({r["invocation"] for r in records if isinstance(r.get("invocation"), int) and 0 <= r["invocation"] < len(invocations)})
+    gits = [inv.get("git") or {} for i, inv in enumerate(invocations) if not used or i in used]   # a resume that ran nothing adds no commit
     protos = [i.get("protocol") or {} for i in invocations if i.get("protocol")]
     finished = sorted(r.get("finished", "") for r in records if r.get("finished"))
     last = invocations[-1] if invocations else {}
