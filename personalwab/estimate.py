@@ -111,9 +111,10 @@ def estimate(cfg: RunConfig, benchmark: Benchmark | None = None, runs: Iterable[
     tasks = select_tasks(b, cfg); n = len(tasks) * cfg.trials
     cal = calibration(cfg.method, cfg.track, runs, exclude, root)
     rows = {}
-    if cfg.method == "oracle":
+    from personalwab.methods import METHOD_AGENTS
+    if not hasattr(METHOD_AGENTS[cfg.method][0], "start"):   # the oracle and the rule rows build no prompt: no model call, no respond
         return {"config": cfg.model_dump(), "tasks": len(tasks), "trials": cfg.trials, "roles": {}, "usd": 0.0,
-                "notes": ["the oracle calls no model"]}
+                "notes": [f"the method {cfg.method!r} calls no model"]}
     sample_tasks = _sample(tasks, sample)
     firsts, how = first_prompts(cfg, b, sample_tasks, llm)
     mean_first = sum(firsts)/len(firsts) if firsts else 0.0
