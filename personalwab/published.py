@@ -115,7 +115,7 @@ def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
             "packages": last.get("packages", {}),
             "started": invocations[0].get("time") if invocations else None,
             "finished": finished[-1] if finished else None,
-            "invocations": len(invocations),
+            "invocations": len(used) or len(invocations),   # those that wrote records: a resume with nothing to do changes nothing
             "episode_seconds": round(sum(float(r.get("wall_s") or 0) for r in records), 1)}
 
 # %% ../nbs/38_published.ipynb #224f2da5
