@@ -141,3 +141,18 @@ def test_a_notebook_without_published_runs_is_skipped():
     assert reproduce.unpublished("table5_puma_ablation", done) and not reproduce.unpublished("table5_puma_ablation", done | {"table3/puma"})
     assert not reproduce.unpublished("fig5_profile_consistency", set())           # reads no runs: always derived
     assert set(reproduce.NOTEBOOK_RUNS) | {"table2", "fig5"} >= {p.stem.split("_")[0] for p in (ROOT/"nbs"/"paper").glob("*.ipynb")}
+
+def test_publish_clears_what_results_do_not_back(tmp_path):
+    "A notebook none of whose runs is published keeps no numbers of an earlier computation in the committed reports."
+    import nbformat
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    nb = tmp_path/"table4_multi_turn.ipynb"
+    book = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T4"), nbformat.v4.new_code_cell("1+1")])
+    book.cells[1].outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=1)]
+    nbformat.write(book, nb)
+    figs = tmp_path/"figures"; figs.mkdir()
+    for suffix in (".csv", ".md", ".png"): (figs/f"table4_multi_turn{suffix}").write_text("old")
+    (figs/"table3_single_turn.csv").write_text("kept")
+    assert reproduce.clear_stale(nb, figs) == 3
+    assert nbformat.read(nb, as_version=4).cells[1].outputs == [] and [p.name for p in figs.iterdir()] == ["table3_single_turn.csv"]

@@ -159,6 +159,18 @@ def compare_tables(out: Path, committed: Path) -> list[str]:
         lines.append(f"{p.name}: " + ("new (no committed table)" if not c.exists() else "identical" if c.read_bytes() == p.read_bytes() else "differs"))
     return lines
 
+def clear_stale(nb: Path, figures: Path) -> int:
+    """For `--publish`: a notebook whose runs are not published yet keeps no numbers of an earlier computation: its
+    outputs in nbs/paper/ and its tables and figures in `figures` are removed. Returns the files removed."""
+    import nbformat
+    book = nbformat.read(nb, as_version=4)
+    for c in book.cells:
+        if c.cell_type == "code": c.outputs, c.execution_count = [], None
+    nbformat.write(book, nb)
+    gone = [p for p in figures.glob(f"{nb.stem}.*") if p.suffix in (".csv", ".md", ".png", ".svg")]
+    for p in gone: p.unlink()
+    return len(gone)
+
 def notebooks(only=None) -> list[Path]:
     nbs = sorted(PAPER.glob("*.ipynb"), key=lambda p: (p.stem in LAST, p.stem))
     return [p for p in nbs if not only or any(o in p.stem for o in only)]
@@ -236,6 +248,10 @@ def main(argv=None) -> int:
     for nb in notebooks(args.only):
         if done is not None and unpublished(nb.stem, done):
             skipped.append(nb.name); print(f"==> {nb.relative_to(ROOT)} [{args.profile}]: skipped, none of its runs is published yet", flush=True)
+            if args.publish:
+                n = clear_stale(nb, out)
+                subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(nb)], check=True, cwd=ROOT)
+                print(f"    its earlier outputs cleared from the notebook and {n} files from {out.name}/ (they were not derived from results/)", flush=True)
             continue
         dest = (executed_dir/nb.name) if executed_dir else nb
         dest.parent.mkdir(parents=True, exist_ok=True)
