@@ -424,14 +424,16 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
     restore_sasrec(plan.data, dest, log=log)             # the recommender the published runs used, when there is one
     threading.Thread(target=packer, daemon=True, name="packer").start()
     try:
-        for key, (cfg, factory) in plan_runs(plan).items(): one(key, cfg, factory)
-        puma_keys = ("table3/puma", "table5/", "table6/")
+        # the single-turn tables first (baselines, then PUMA and its runs: Tables 3, 5, 6 whole), then the multi-turn track
+        for key, (cfg, factory) in plan_runs(plan).items():
+            if key.startswith("table3/"): one(key, cfg, factory)
+        puma_keys, models = ("table3/puma", "table5/", "table6/"), None
         if "puma" in plan.single_methods and (want is None or any(k.startswith(puma_keys) for k in want)):
             pc = puma_config(plan.puma_config, data=plan.data)
             if ((Path(dest) if dest else results_dir())/"puma"/pc.root.name/"puma.json").exists(): restore_puma(pc, dest, log=log)
             models = puma_models(pc, log=log)             # trains what is not done (resumable by stage)
             pack_puma(pc, dest)
-            for key, (cfg, factory) in plan_runs(plan, models).items(): one(key, cfg, factory)
+        for key, (cfg, factory) in plan_runs(plan, models).items(): one(key, cfg, factory)
     finally:
         stop.set(); pack()
         try: pack_sasrec(plan.data, dest)
