@@ -4,6 +4,7 @@
 
 # %% ../../nbs/86_web_run.ipynb #7352bfe9
 from __future__ import annotations
+import threading, warnings
 from dataclasses import asdict
 from pathlib import Path
 from ..runconfig import RunConfig, UsageError
@@ -13,7 +14,7 @@ from .gold import gold_trajectory
 
 # %% auto #0
 __all__ = ['WEB_KEYS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'web_record', 'GoldWebAgent', 'check_web_method',
-           'web_agent_factory', 'web_config', 'run_web']
+           'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
 WEB_KEYS = ("interface", "driver", "budget", "max_page_steps")
@@ -77,11 +78,31 @@ def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:
     "`cfg` as a web run with `driver` (and `budget`, `max_page_steps` when given)."
     return cfg.model_copy(update={"env_params": cfg.env_params | {"interface": "web", "driver": driver} | web})
 
+# %% ../../nbs/86_web_run.ipynb #47bd25d7
+class WebEnvs:
+    "The environment factory of one web run: builds each worker's `ShopEnv` (`web_env_factory`), remembers it, and closes them all at the end."
+    def __init__(self, resources=None): self.resources, self.envs, self._lock = resources, [], threading.Lock()
+
+    def __call__(self, cfg: RunConfig, b: Benchmark) -> ShopEnv:
+        se = web_env_factory(cfg, b, self.resources)
+        with self._lock: self.envs.append(se)
+        return se
+
+    def close(self) -> None:
+        "Close every environment built so far (one that fails to close does not keep the others open)."
+        with self._lock: envs, self.envs = self.envs, []
+        for se in envs:
+            try: se.close()
+            except Exception as e: warnings.warn(f"a web environment ({se.driver_name}) did not close: {type(e).__name__}: {e}")
+
+# %% ../../nbs/86_web_run.ipynb #3276a83c
 def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "inprocess", progress: bool = True,
             benchmark: Benchmark | None = None, resources=None, **web):
-    "Run (or resume) `cfg` on the web track with `driver`, through the package's runner."
+    "Run (or resume) `cfg` on the web track with `driver`, through the package's runner; the environments it built are closed when it ends."
     from personalwab.runner import run
     wcfg = web_config(cfg, driver, **web)
     web_settings(wcfg); check_web_method(wcfg)
-    return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=web_env_factory,
-               benchmark=benchmark, resources=resources)
+    envs = WebEnvs(resources)
+    try: return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=envs,
+                    benchmark=benchmark, resources=resources)
+    finally: envs.close()
