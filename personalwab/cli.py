@@ -168,11 +168,11 @@ def run_cli(
         if not d.get("method"): raise UsageError("no method given (argument METHOD or `method:` in --config)")
         try: cfg = RunConfig.model_validate(d)
         except ValidationError as e: raise UsageError(one_line(e, f"--config {config}" if config else "options")) from None
-        check_names(cfg)                                  # a misspelt name or task id is one usage error, before any estimate or run
         if interface not in ("functions", "web"): raise UsageError(f"--interface must be functions or web, got {interface!r}")
-        if interface == "web":
+        if interface == "web":                            # the web methods (their names and parameters) and the run's other names
             from personalwab.web.run import run_web, web_config, web_settings, check_web_method
             cfg = web_config(cfg, driver); web_settings(cfg); check_web_method(cfg)
+        else: check_names(cfg)                            # a misspelt name or task id is one usage error, before any estimate or run
         try: select_tasks(load_data(cfg.data, progress=False), cfg)
         except KeyError as x: raise UsageError(x.args[0]) from None
         if estimate: e = est_.estimate(cfg, root=out_dir); est_.print_estimate(e); return e
