@@ -19,7 +19,7 @@ from .config import DEFAULT_LLM
 __all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'GateCfg',
            'PipelineConfig', 'PumaConfig', 'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split',
            'benchmark_corpus', 'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge',
-           'GateFailed', 'gate_tasks', 'run_gate', 'run_stage', 'run_pipeline', 'puma_cli']
+           'GateFailed', 'gate_tasks', 'run_gate', 'run_stage', 'run_pipeline', 'puma_cli', 'pipeline_main']
 
 # %% ../nbs/52_puma_pipeline.ipynb #bebad45e
 # Ranges checked by field name in every section, so a typo'd sign or a zero fails at load time, not hours into training.
@@ -327,20 +327,25 @@ def run_pipeline(cfg: PipelineConfig, stages: tuple[str, ...] | None = None, for
     return {s: run_stage(cfg, s, force, log) for s in stages or cfg.stages}
 
 # %% ../nbs/52_puma_pipeline.ipynb #6dd6f615
-def puma_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False) -> dict:
-    "Run PUMA stage `stage` (prepare|sft|candidates|dpo|merge|all) with a YAML config and `k=v` overrides."
-    cfg = load_config(config, set)
+def puma_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False,
+             cls: type[PipelineConfig] = PumaConfig) -> dict:
+    "Run stage `stage` of `cls`'s pipeline (PUMA's: prepare|sft|candidates|dpo|merge|gate|all) with a YAML config and `k=v` overrides."
+    cfg = load_config(config, set, cls)
     if stage == "all": return run_pipeline(cfg, force=force)
     return {stage: run_stage(cfg, stage, force)}
 
 # %% ../nbs/52_puma_pipeline.ipynb #75a7d7e2
-def _main(argv: list[str] | None = None) -> None:
+def pipeline_main(argv: list[str] | None = None, cls: type[PipelineConfig] = PumaConfig, prog: str = "python -m personalwab.puma_pipeline",
+                  description: str = "PUMA training stages") -> None:
+    "The command line of `cls`'s pipeline: a stage (or all), `--config`, `--set k=v ...`, `--force`."
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m personalwab.puma_pipeline", description="PUMA training stages")
-    ap.add_argument("stage", choices=[*STAGES, "all"]); ap.add_argument("--config"); ap.add_argument("--set", nargs="*", default=[])
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap.add_argument("stage", choices=[*cls.stages, "all"]); ap.add_argument("--config"); ap.add_argument("--set", nargs="*", default=[])
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
-    puma_cli(a.stage, a.config, a.set, a.force)
+    puma_cli(a.stage, a.config, a.set, a.force, cls)
+
+def _main(argv: list[str] | None = None) -> None: pipeline_main(argv)
 
 # %% ../nbs/52_puma_pipeline.ipynb #74ab7272
 if __name__ == "__main__" and "__file__" in globals():   # python -m personalwab.puma_pipeline / accelerate launch -m

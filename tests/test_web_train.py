@@ -32,3 +32,13 @@ def test_tiny_pipeline_resumes_and_serves_scribe(tmp_path):
     rec = json.loads((r.dir/"results.jsonl").read_text().splitlines()[0])
     assert len(rec["page_steps"]) == 1 and rec["step_metrics"]["steps"] == 1
     assert str(cfg.final_model) in json.dumps(json.loads((r.dir/"env.json").read_text()))
+
+def test_command_line_runs_a_stage(tmp_path):
+    import subprocess, sys
+    cmd = [sys.executable, "-m", "personalwab.web.train"]
+    r = subprocess.run([*cmd, "prepare", "--config", str(repo_root()/"configs/web/tiny.yaml"), "--set", f"work_dir={tmp_path}", "prepare.limit=1"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads((tmp_path/"prepare"/"DONE.json").read_text())["metrics"]["tasks"] == 1 and "[web] prepare: finished" in r.stdout
+    bad = subprocess.run([*cmd, "candidates"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "invalid choice: 'candidates'" in bad.stderr

@@ -161,21 +161,14 @@ def run_gate(cfg: WebTrainConfig) -> dict:
 WEB_RUNNERS = {"prepare": run_prepare, "sft": run_sft, "merge": run_merge, "gate": run_gate}
 
 # %% ../../nbs/88_web_train.ipynb #7e58f594
-from ..puma_pipeline import run_pipeline, run_stage
+from ..puma_pipeline import pipeline_main, puma_cli, run_pipeline, run_stage
 
 def web_train_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False) -> dict:
     "Run web-agent training stage `stage` (prepare|sft|merge|gate|all) with a YAML config and `k=v` overrides."
-    cfg = load_web_config(config, set)
-    if stage == "all": return run_pipeline(cfg, force=force)
-    return {stage: run_stage(cfg, stage, force)}
+    return puma_cli(stage, config, set, force, WebTrainConfig)
 
 def _main(argv: list[str] | None = None) -> None:
-    import argparse
-    ap = argparse.ArgumentParser(prog="python -m personalwab.web.train", description="the specialised web agent's training stages")
-    ap.add_argument("stage", choices=[*WEB_STAGES, "all"]); ap.add_argument("--config"); ap.add_argument("--set", nargs="*", default=[])
-    ap.add_argument("--force", action="store_true")
-    a = ap.parse_args(argv)
-    web_train_cli(a.stage, a.config, a.set, a.force)
+    pipeline_main(argv, WebTrainConfig, "python -m personalwab.web.train", "the specialised web agent's training stages")
 
 # %% ../../nbs/88_web_train.ipynb #02e301ab
 if __name__ == "__main__" and "__file__" in globals():   # python -m personalwab.web.train
