@@ -12,6 +12,7 @@ from ..llm import LLM, get_llm
 from ..memory import Memory, TaskSpecificMemory, get_memory, memory_length, PUMA_MEMORY_LENGTH
 from ..methods import check_agent, check_params
 from ..puma_agent import identify_function
+from ..runconfig import UsageError
 from ..schema import Benchmark, Task
 from .env import ShopEnv
 from .gold import StepScore, evaluate_steps, step_metrics
@@ -128,10 +129,14 @@ class PumaWebAgent(PromptedWebAgent):
 
 # %% ../../nbs/87_web_agents.ipynb #42f4639f
 def scribe_model(model: str) -> str:
-    "The LLM spec of `model`: a web training config's merged model, an LLM spec as given, or a checkpoint folder (`hf:`)."
-    if model.endswith((".yaml", ".yml")):
-        from personalwab.web.train import load_web_config
-        return f"hf:{load_web_config(model).final_model}"
+    "The LLM spec of `model`: a web training config's (88) merged model, an LLM spec as given, or a checkpoint folder (`hf:`)."
+    if model.endswith((".yaml", ".yml")):                      # the pipeline's final model, found from its work folder
+        import yaml
+        from personalwab.puma_pipeline import PipelineConfig
+        if not Path(model).is_file(): raise UsageError(f"params.model: no web training config at {model}")
+        raw = yaml.safe_load(Path(model).read_text()) or {}
+        if not isinstance(raw, dict) or "work_dir" not in raw: raise UsageError(f"{model}: no work_dir: not a web training config")
+        return f"hf:{PipelineConfig(work_dir=raw['work_dir']).final_model}"
     from personalwab.llm import BACKENDS
     if model.partition(":")[0] in BACKENDS or model in BACKENDS: return model
     return f"hf:{model}"
@@ -157,8 +162,11 @@ WEB_AGENTS: dict[str, tuple[type, dict]] = {
 }
 
 def check_web_params(method: str, params: dict) -> None:
-    "`UsageError` for a parameter the web agent of `method` does not take, or a value of another type."
+    "`UsageError` for a parameter the web agent of `method` does not take, a value of another type, or a `scribe` model that is not there."
     check_params(method, params, WEB_AGENTS[method][0])
+    if method == "scribe" and "model" in params and (spec := scribe_model(params["model"])).startswith("hf:") \
+            and not (Path(spec[3:])/"config.json").exists():
+        raise UsageError(f"params.model: no model at {spec[3:]} (train it: python -m personalwab.web.train all --config CONFIG)")
 
 def web_agent(method: str, llm: LLM | str, b: Benchmark, **params):
     "The model web agent of `method` (a name of `WEB_AGENTS`) on `llm`."
