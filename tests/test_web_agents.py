@@ -54,7 +54,8 @@ def test_cli_runs_model_agents_on_pages(tmp_path):
 @pytest.mark.parametrize("args,why", [(["react"], "no web agent for method 'react'"),
                                       (["no_memory", "--param", "memroy_length=3"], "params.memroy_length: no such parameter"),
                                       (["no_memory", "--agent-llm", "smolm2"], "agent_llm: unknown LLM backend 'smolm2'"),
-                                      (["scribe", "--param", "model=/nowhere/final"], "params.model: no model at /nowhere/final")])
+                                      (["scribe", "--param", "model=/nowhere/final"], "params.model: no model at /nowhere/final"),
+                                      (["no_memory", "--estimate"], "--estimate covers the function track only")])
 def test_cli_web_usage_errors_are_one_line(args, why, tmp_path):
     r = _run(*args, "--interface", "web", "--data", "tiny", "--out-dir", str(tmp_path), cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and why in r.stderr, r.stderr

@@ -160,9 +160,10 @@ def run_gate(cfg: WebTrainConfig) -> dict:
 
 WEB_RUNNERS = {"prepare": run_prepare, "sft": run_sft, "merge": run_merge, "gate": run_gate}
 
-# %% ../../nbs/88_web_train.ipynb #7e58f594
+# %% ../../nbs/88_web_train.ipynb #1a91f4ef
 from ..puma_pipeline import pipeline_main, puma_cli, run_pipeline, run_stage
 
+# %% ../../nbs/88_web_train.ipynb #7e58f594
 def web_train_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False) -> dict:
     "Run web-agent training stage `stage` (prepare|sft|merge|gate|all) with a YAML config and `k=v` overrides."
     return puma_cli(stage, config, set, force, WebTrainConfig)
