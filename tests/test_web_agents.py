@@ -20,6 +20,8 @@ def check(rec: dict, steps: int) -> None:
     m = rec["step_metrics"]
     assert m["steps"] == len(rec["step_scores"]) >= 1 and all(0 <= m[k] <= 1 for k in ("element_acc", "op_f1", "step_sr"))
 
+@pytest.mark.slow                                             # SmolLM2 reads ~1,500-token prompts: minutes on a shared CPU
+@pytest.mark.xdist_group("web_agents_smollm2")
 @pytest.mark.parametrize("method", ["no_memory", "relevant_memory", "puma_gpt"])
 def test_smollm2_on_pages(method, tmp_path):
     from personalwab.data import load_benchmark

@@ -2,6 +2,7 @@
 SFT setting runs SFT, merge and gate again, not the examples), and the merged model runs as the `scribe` web method."""
 import json
 from pathlib import Path
+import pytest
 from personalwab.config import repo_root
 from personalwab.web.train import WEB_STAGES, load_web_config, run_pipeline
 
@@ -12,6 +13,7 @@ def test_configs_load_and_match_the_evaluation():
     assert full.sft.max_length >= 8192 and full.gate.require_gain
     load_web_config(repo_root()/"configs/web/tiny.yaml")
 
+@pytest.mark.slow                                             # a LoRA SFT loop, twice (about a minute)
 def test_tiny_pipeline_resumes_and_serves_scribe(tmp_path):
     cfg = load_web_config(repo_root()/"configs/web/tiny.yaml", {"work_dir": str(tmp_path/"w")})
     logs = []
