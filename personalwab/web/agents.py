@@ -78,7 +78,7 @@ def solve(self: PromptedWebAgent, env: ShopEnv, task: Task, seed: int | None = N
     "Play `task` on the pages of `env`; the runner's record, with Mind2Web's step scores when `step_eval`."
     ts = Turns(env.env, task, self.seed if seed is None else int(seed))
     obs = env.reset(task)
-    memory, side = self.memory_text(env, ts), []
+    memory = self.memory_text(env, ts)
     doms: list[str] = []
     while not env.done:
         c = self.next_step(ts, obs, previous_steps(env.steps, doms), memory)
