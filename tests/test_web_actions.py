@@ -25,6 +25,7 @@ def test_parse_never_raises(out):
 def test_round_trip(a):
     assert parse_action(str(a)) == (a, None)
     assert parse_action(f"Thought: let me act.\nAction: {a}") == (a, None)
+    assert parse_action(f"2.\nDescription: a step\nAction: {a}\nNode: {a.node}\nTarget: <a node=\"{a.node}\">\n3.\nAction: go_back()") == (a, None)
     assert parse_action(json.dumps({"action": a.kind, "node": a.node, "text": a.text, "submit": a.submit})) == (a, None)
 
 @settings(max_examples=100, deadline=None)

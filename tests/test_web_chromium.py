@@ -55,3 +55,22 @@ def test_text_area_line_breaks_and_markup_reach_the_function_alike(tmp_path):
             se.step(f"click({se.driver.tree().xpath(REVIEW_BUTTON)[0].get('node')})")
             calls.append(se.session.calls[0].arguments)
     assert calls == [{"review": text}, {"review": text}]
+
+
+def test_a_chromium_run_leaves_no_browser_or_port(tmp_path):
+    "`run_web` on Chromium with two workers: afterwards no browser or driver process of this test, and no port it listens on."
+    import psutil, time
+    from personalwab.runconfig import RunConfig
+    from personalwab.schema import tiny_benchmark
+    from personalwab.web.run import run_web
+    me = psutil.Process()
+    def alive(): return {p.pid for p in me.children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE}
+    def listening(): return {c.laddr.port for c in me.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
+    procs, ports = alive(), listening()
+    cfg = RunConfig(method="oracle", split="train", workers=2, env_params={"engine": "bm25s"})
+    r = run_web(cfg, tmp_path, driver="chromium", progress=False, benchmark=tiny_benchmark())
+    assert r.ran > 0 and r.errors == 0
+    for _ in range(50):                       # the browser's processes exit as its driver is stopped: wait for them, not a timing
+        if alive() <= procs: break
+        time.sleep(0.1)
+    assert alive() <= procs and listening() <= ports

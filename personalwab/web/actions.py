@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # %% auto #0
-__all__ = ['ActionKind', 'ACTION_KINDS', 'MAX_TEXT', 'MAX_OUTPUT', 'TEXT_INPUTS', 'PageAction', 'make_action', 'parse_action',
-           'element', 'typable', 'check_action', 'option_of', 'target_of']
+__all__ = ['ActionKind', 'ACTION_KINDS', 'MAX_TEXT', 'MAX_OUTPUT', 'ACTION_WORDS', 'TEXT_INPUTS', 'PageAction', 'make_action',
+           'parse_action', 'element', 'typable', 'check_action', 'option_of', 'target_of']
 
 # %% ../../nbs/82_web_actions.ipynb #80483c45
 ActionKind = Literal["click", "type", "select", "go_back", "message"]
@@ -79,7 +79,8 @@ def _call_span(text: str, start: int) -> str | None:
     return None
 
 # %% ../../nbs/82_web_actions.ipynb #0c5c2c09
-def _from_call(src: str) -> tuple[PageAction | None, str | None]:
+def _from_call(src: str, node: Any = None) -> tuple[PageAction | None, str | None]:
+    "The action of call `src`; `node` is the node id when the call names none (a step's `Node:` line)."
     try:
         call = ast.parse(src, mode="eval").body
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name): return None, f"not an action call: {src[:60]!r}"
@@ -93,13 +94,41 @@ def _from_call(src: str) -> tuple[PageAction | None, str | None]:
     parts = dict(zip(names + ["submit"], args))
     if bad := [k for k in kw if k not in (*names, "submit")]: return None, f"{kind} got unexpected argument(s) {bad}"
     parts.update(kw)
-    return make_action(kind, parts.get("node"), parts.get("text"), parts.get("submit", False))
+    return make_action(kind, parts.get("node", node), parts.get("text"), parts.get("submit", False))
 
 # %% ../../nbs/82_web_actions.ipynb #6e70a129
 def _from_json(obj: Any) -> tuple[PageAction | None, str | None]:
     if not isinstance(obj, dict): return None, f"a JSON action must be an object, got {type(obj).__name__}"
     kind = obj.get("action", obj.get("kind"))
     return make_action(kind, obj.get("node"), obj.get("text", obj.get("option")), obj.get("submit", False))
+
+# %% ../../nbs/82_web_actions.ipynb #73e0f4da
+_STEP_ACTION = re.compile(r"^[ \t]*Action:[ \t]*", re.M)
+_STEP_NODE = re.compile(r"^[ \t]*Node:[ \t]*(\d{1,9})\b", re.M)
+_STEP_MARK = re.compile(r"^[ \t]*(Node|Description):", re.M)
+ACTION_WORDS = {"click": "click", "mouse_click_action": "click", "mouse_click": "click", "type": "type",
+                "keyboard_sequence_action": "type", "keyboard_sequence": "type", "select": "select", "select_action": "select",
+                "go_back": "go_back", "message": "message"}
+
+def _unquote(s: str) -> str:
+    s = s.strip()
+    if len(s) > 1 and s[0] == s[-1] and s[0] in "\"'":
+        try: return ast.literal_eval(s)
+        except (SyntaxError, ValueError): return s[1:-1]
+    return s
+
+def _from_step(text: str) -> tuple[PageAction | None, str | None] | None:
+    "The action of the first step of a target-form output, or None when `text` is not in that form (or its `Action:` line says nothing)."
+    if not _STEP_MARK.search(text) or not (m := _STEP_ACTION.search(text)): return None
+    rest = text[m.end():].lstrip("`")
+    nm = _STEP_NODE.search(text, m.end())
+    node = nm.group(1) if nm else None
+    if (c := _CALL.match(rest)) and (src := _call_span(rest, c.start())) is not None: return _from_call(src, node)
+    line = rest.split("\n", 1)[0].strip().rstrip("`")
+    w = re.match(r"([A-Za-z_]+)\s*[:(]?\s*(.*?)\)?$", line)
+    if not w or w.group(1).lower() not in ACTION_WORDS: return None
+    kind = ACTION_WORDS[w.group(1).lower()]
+    return make_action(kind, node, _unquote(w.group(2)) if kind in ("type", "select", "message") else None)
 
 # %% ../../nbs/82_web_actions.ipynb #73d123ed
 def parse_action(output: Any) -> tuple[PageAction | None, str | None]:
@@ -116,6 +145,7 @@ def parse_action(output: Any) -> tuple[PageAction | None, str | None]:
         if s.startswith("{"):
             try: return _from_json(json.loads(s))
             except (ValueError, RecursionError): pass
+        if (step := _from_step(text)) is not None: return step
         for m in reversed(list(_CALL.finditer(text))):
             if (src := _call_span(text, m.start())) is not None: return _from_call(src)
         return None, "no action found; write one of click(node), type(node, \"text\"), select(node, \"option\"), go_back(), message(\"text\")"

@@ -4,7 +4,8 @@
 
 # %% ../../nbs/83_web_drivers.ipynb #f3446e1f
 from __future__ import annotations
-import os, socket, tempfile, threading, time
+import functools, os, socket, tempfile, threading, time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -14,7 +15,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['CHROMIUM_FLAGS', 'Driver', 'settle_selects', 'form_data', 'InProcessDriver', 'ShopServer', 'chromium_path',
-           'ChromiumDriver']
+           'on_own_thread', 'ChromiumDriver']
 
 # %% ../../nbs/83_web_drivers.ipynb #d528b4c4
 class Driver(Protocol):
@@ -202,13 +203,27 @@ _SYNC_JS = """() => {
 }"""
 
 # %% ../../nbs/83_web_drivers.ipynb #6e23f99d
+def on_own_thread(f):
+    "A `ChromiumDriver` method that runs on the driver's own thread, whichever thread calls it."
+    @functools.wraps(f)
+    def g(self, *a, **kw):
+        if threading.get_ident() == self._owner: return f(self, *a, **kw)
+        return self._own.submit(f, self, *a, **kw).result()
+    return g
+
 class ChromiumDriver:
-    "Real Chromium (Playwright, headless) on the shop at `base` (an `http://127.0.0.1:PORT` address)."
+    "Real Chromium (Playwright, headless) on the shop at `base` (an `http://127.0.0.1:PORT` address), driven from a thread of its own."
     def __init__(self, base: str, shots: str | Path | None = None, executable: str | None = None, timeout_ms: int = 20_000):
-        from playwright.sync_api import sync_playwright
         exe = executable or chromium_path()
         if exe is None: raise FileNotFoundError("no Chromium found: install Debian's chromium or set PERSONALWAB_CHROMIUM")
         self.base, self.shots, self.n_shots = base.rstrip("/"), Path(shots) if shots else None, 0
+        self._own, self._owner, self._tree = ThreadPoolExecutor(1, thread_name_prefix="chromium"), None, None
+        try: self._own.submit(self._launch, exe, timeout_ms).result()
+        except BaseException: self._own.shutdown(); raise
+
+    def _launch(self, exe: str, timeout_ms: int) -> None:
+        from playwright.sync_api import sync_playwright
+        self._owner = threading.get_ident()
         self._profile = tempfile.TemporaryDirectory(prefix="personalwab-chromium-")
         self._pw = sync_playwright().start()
         try:
@@ -218,13 +233,15 @@ class ChromiumDriver:
             self._pw.stop(); self._profile.cleanup(); raise
         self.page = self._ctx.pages[0] if self._ctx.pages else self._ctx.new_page()
         self.page.set_default_timeout(timeout_ms)
-        self._tree = None
 
     @property
+    @on_own_thread
     def url(self) -> str: return _path(self.page.url)
 
+    @on_own_thread
     def open(self, path: str) -> None: self.page.goto(self.base + path); self._tree = None
 
+    @on_own_thread
     def tree(self):
         "The live DOM, numbered and with its form state as attributes, as an lxml tree."
         self.page.evaluate(_SYNC_JS)
@@ -232,6 +249,12 @@ class ChromiumDriver:
         return self._tree
 
     def close(self) -> None:
+        "Close the browser and Playwright (from any thread), then the driver's thread."
+        if self._own is None: return
+        try: self._own.submit(self._stop).result()
+        finally: self._own.shutdown(); self._own = None
+
+    def _stop(self) -> None:
         try: self._ctx.close()
         finally: self._pw.stop(); self._profile.cleanup()
 
@@ -249,6 +272,7 @@ def _shot(self: ChromiumDriver, sel: str | None) -> None:
 
 # %% ../../nbs/83_web_drivers.ipynb #923ace21
 @patch
+@on_own_thread
 def act(self: ChromiumDriver, a: PageAction) -> None:
     "Do the (checked) action `a` in the browser; a navigation it starts is waited for."
     if a.kind == "go_back":

@@ -144,3 +144,11 @@ def episode(self: ShopEnv, messages: list[dict] | None = None, error: str | None
     "The scored record of the current (or just finished) episode."
     ep = self.env.episode(messages, error)
     return WebEpisode(ep, list(self.steps), self.end or ep.end)
+
+# %% ../../nbs/84_web_env.ipynb #cb80d962
+@patch
+def record(self: ShopEnv, messages: list[dict] | None = None, error: str | None = None) -> dict:
+    "The runner's record of the current (or just finished) episode: the `Episode` fields and the page steps."
+    w = self.episode(messages, error)
+    return w.episode.to_dict() | {"interface": "web", "driver": self.driver_name, "page_end": w.end,
+                                  "page_steps": [asdict(s) for s in w.steps]}

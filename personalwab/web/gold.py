@@ -112,16 +112,19 @@ def score_step(pred: PageAction | None, gold: PageAction, tree) -> StepScore:
     return StepScore(bool(el), f1, bool(el and f1 == 1.0))
 
 # %% ../../nbs/85_web_gold.ipynb #e1b64a64
-def evaluate_steps(se: ShopEnv, task: Task | str, policy: Callable[[Observation], Any], track: str | None = None) -> list[StepScore]:
-    "Mind2Web's step-wise evaluation of `policy` (observation -> model output) on `task`'s gold trajectory in `se`."
+def evaluate_steps(se: ShopEnv, task: Task | str, policy: Callable[[Observation], Any], track: str | None = None,
+                   limit: int | None = None) -> list[StepScore]:
+    "Mind2Web's step-wise evaluation of `policy` (observation -> model output) on `task`'s gold trajectory in `se` (its first `limit` steps)."
     se.reset(task)
     out = []
-    for g in gold_trajectory(se.env.b, se.session.task, track or se.env.track):
+    for g in gold_trajectory(se.env.b, se.session.task, track or se.env.track)[:limit]:
         tree = se.driver.tree()
         gold = g.on(tree)
         pred, _ = parse_action(policy(se.obs))
         if pred is not None and pred.kind == "message": pred = se._resolve(pred)
         out.append(score_step(pred, gold, tree))
+        if gold.node is not None and gold.node not in se.obs.nodes:   # the budget cut the gold's element from the page shown:
+            se.obs = replace(se.obs, nodes=se.obs.nodes | {gold.node})   # the agent could not be right, the gold still goes on
         if se.step(gold)[1]: break
     return out
 

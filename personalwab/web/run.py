@@ -4,16 +4,16 @@
 
 # %% ../../nbs/86_web_run.ipynb #7352bfe9
 from __future__ import annotations
-from dataclasses import asdict
+import threading, warnings
 from pathlib import Path
-from ..runconfig import RunConfig, UsageError
+from ..runconfig import RunConfig, UsageError, agent_kwargs
 from ..schema import Benchmark, Task
 from .env import DRIVERS, ShopEnv
 from .gold import gold_trajectory
 
 # %% auto #0
-__all__ = ['WEB_KEYS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'web_record', 'GoldWebAgent', 'check_web_method',
-           'web_agent_factory', 'web_config', 'run_web']
+__all__ = ['WEB_KEYS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method', 'web_agent_factory',
+           'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
 WEB_KEYS = ("interface", "driver", "budget", "max_page_steps")
@@ -37,13 +37,6 @@ def web_env_factory(cfg: RunConfig, b: Benchmark, resources=None) -> ShopEnv:
     plain = cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
     return ShopEnv(default_env_factory(plain, b, resources), **web)
 
-# %% ../../nbs/86_web_run.ipynb #6491e115
-def web_record(se: ShopEnv) -> dict:
-    "The runner's record of `se`'s episode: the `Episode` fields and the page steps."
-    w = se.episode()
-    return w.episode.to_dict() | {"interface": "web", "driver": se.driver_name, "page_end": w.end,
-                                  "page_steps": [asdict(s) for s in w.steps]}
-
 # %% ../../nbs/86_web_run.ipynb #b2a9c7d2
 class GoldWebAgent:
     "The oracle on pages: replays each task's gold page trajectory (one logged agent call per page step)."
@@ -57,31 +50,60 @@ class GoldWebAgent:
         for g in gold_trajectory(self.b, env.session.task, env.env.track):
             env.log_call({"role": "agent", "model": "oracle"})
             if env.step(g.on(env.driver.tree()))[1]: break
-        return web_record(env)
+        return env.record()
 
 # %% ../../nbs/86_web_run.ipynb #7411047f
-WEB_METHODS = ("oracle",)
+WEB_METHODS = ("oracle", "no_memory", "relevant_memory", "puma_gpt", "scribe")
 
 def check_web_method(cfg: RunConfig) -> None:
-    "`UsageError` unless `cfg.method` has a web agent (before a run starts, not as an error record per task)."
+    "`UsageError` unless `cfg.method` has a web agent and takes `cfg.params` (before a run starts, not as an error record per task)."
     if cfg.method not in WEB_METHODS:
-        raise UsageError(f"no web agent for method {cfg.method!r} yet: only {', '.join(WEB_METHODS)} acts on pages (model web agents: the next issue)")
+        raise UsageError(f"no web agent for method {cfg.method!r}; web methods: {', '.join(WEB_METHODS)}")
+    from personalwab.runner import check_names
+    # the run's other names (agent LLM, user LLM, engine, data) as a function-track run of a method with (or without) an LLM checks them
+    check_names(cfg.model_copy(update={"method": "oracle" if cfg.method == "oracle" else "no_memory", "params": {}}))
+    if cfg.method != "oracle":
+        from personalwab.web.agents import check_web_params
+        check_web_params(cfg.method, cfg.params)
 
 def web_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The web agent of `cfg.method` (only the gold oracle so far)."
+    "The web agent of `cfg.method`: the gold oracle, or a model agent of [87](87_web_agents.ipynb) on the shared LLM of `cfg.agent_llm`."
     check_web_method(cfg)
-    return GoldWebAgent(b, **cfg.params)
+    if cfg.method == "oracle": return GoldWebAgent(b, **cfg.params)
+    from personalwab.web.agents import web_agent
+    from personalwab.resources import shared_llm
+    return web_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
 # %% ../../nbs/86_web_run.ipynb #1c26633d
 def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:
     "`cfg` as a web run with `driver` (and `budget`, `max_page_steps` when given)."
     return cfg.model_copy(update={"env_params": cfg.env_params | {"interface": "web", "driver": driver} | web})
 
+# %% ../../nbs/86_web_run.ipynb #47bd25d7
+class WebEnvs:
+    "The environment factory of one web run: builds each worker's `ShopEnv` (`web_env_factory`), remembers it, and closes them all at the end."
+    def __init__(self, resources=None): self.resources, self.envs, self._lock = resources, [], threading.Lock()
+
+    def __call__(self, cfg: RunConfig, b: Benchmark) -> ShopEnv:
+        se = web_env_factory(cfg, b, self.resources)
+        with self._lock: self.envs.append(se)
+        return se
+
+    def close(self) -> None:
+        "Close every environment built so far (one that fails to close does not keep the others open)."
+        with self._lock: envs, self.envs = self.envs, []
+        for se in envs:
+            try: se.close()
+            except Exception as e: warnings.warn(f"a web environment ({se.driver_name}) did not close: {type(e).__name__}: {e}")
+
+# %% ../../nbs/86_web_run.ipynb #3276a83c
 def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "inprocess", progress: bool = True,
             benchmark: Benchmark | None = None, resources=None, **web):
-    "Run (or resume) `cfg` on the web track with `driver`, through the package's runner."
+    "Run (or resume) `cfg` on the web track with `driver`, through the package's runner; the environments it built are closed when it ends."
     from personalwab.runner import run
     wcfg = web_config(cfg, driver, **web)
     web_settings(wcfg); check_web_method(wcfg)
-    return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=web_env_factory,
-               benchmark=benchmark, resources=resources)
+    envs = WebEnvs(resources)
+    try: return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=envs,
+                    benchmark=benchmark, resources=resources)
+    finally: envs.close()
