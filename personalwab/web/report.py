@@ -69,8 +69,8 @@ def unavailable(cfg: RunConfig) -> str | None:
     return None
 
 # %% ../../nbs/89_web_report.ipynb #3670eef0
-def run_web_all(configs: dict, progress: bool = False, out_dir=None) -> tuple[dict, dict]:
-    "Run (or resume) each web `RunConfig` that can run here: ({key: RunResult}, {key: why it was not run})."
+def run_web_all(configs: dict, progress: bool = False, out_dir=None, keep_pages: bool = True) -> tuple[dict, dict]:
+    "Run (or resume) each web `RunConfig` that can run here: ({key: RunResult}, {key: why it was not run}); `keep_pages`: see `run_web` (the docs site shows them)."
     from personalwab.runconfig import select_tasks, load_data
     from personalwab.web.run import run_web
     out, skipped = {}, {}
@@ -78,7 +78,7 @@ def run_web_all(configs: dict, progress: bool = False, out_dir=None) -> tuple[di
         if why := unavailable(cfg):
             skipped[key] = why; print(f"{key:>22}: not run: {why}"); continue
         t0 = time.perf_counter()
-        r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress)
+        r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress, keep_pages=keep_pages)
         r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
         r.task_ids = [t.id for t in select_tasks(load_data(cfg.data, progress=False), cfg)]
         out[key] = r
