@@ -39,7 +39,8 @@ def web_configs(configs: dict, methods, driver: str = "inprocess", agent_params:
     """One web run per method of `methods` on the tasks, models, seed and track of the function track's `configs` (the
     method's own config, else the first config of a method that is not the trained PUMA), with `driver` and the `web` settings
     (`max_page_steps`, `budget`); `method_params` adds params per method (e.g. `{"scribe": {"model": ...}}`)."""
-    base = next(c for c in configs.values() if c.method != "puma")
+    base = next((c for c in configs.values() if c.method != "puma"), None)
+    if base is None: raise ValueError("no function-track config to take the tasks and models from: give at least one method other than the trained PUMA")
     out = {}
     for m in methods:
         if m not in WEB_METHODS: raise ValueError(f"no web agent for method {m!r}; web methods: {', '.join(WEB_METHODS)}")
