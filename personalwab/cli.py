@@ -175,9 +175,12 @@ def run_cli(
         else: check_names(cfg)                            # a misspelt name or task id is one usage error, before any estimate or run
         try: select_tasks(load_data(cfg.data, progress=False), cfg)
         except KeyError as x: raise UsageError(x.args[0]) from None
+        if estimate and interface == "web": raise UsageError("--estimate covers the function track only: a web step's prompt holds the page (a web run's usage records give its real tokens)")
         if estimate: e = est_.estimate(cfg, root=out_dir); est_.print_estimate(e); return e
-        try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
-        except Exception as x: e = None; print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
+        e = None                                          # the estimate models the function track's prompts, not pages
+        if interface == "functions":
+            try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
+            except Exception as x: print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
         res = run_web(cfg, out_dir, driver=driver, progress=progress) if interface == "web" else run(cfg, out_dir=out_dir, progress=progress)
         view(res.dir)
         if e and e["roles"]: est_.record_estimate(res.dir, e); print(est_.estimate_vs_actual(res.dir, e).to_string(float_format="{:,.0f}".format))

@@ -29,7 +29,7 @@ from .memory import taskspecific_memory, taskspecific_behaviours, get_embedder, 
 class Example:
     "One SFT row: `prompt` messages -> `completion` text, with its task and kind."
     id: str
-    kind: Literal["function", "param"]
+    kind: Literal["function", "param", "web_step"]   # web_step: a page step of the web agent (88_web_train)
     type: str
     function: str
     prompt: list[dict]

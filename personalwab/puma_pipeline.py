@@ -6,7 +6,7 @@
 from __future__ import annotations
 import dataclasses, hashlib, json, os, random, shutil, time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .config import repo_root, runs_dir, shown_path, torch_threads
@@ -17,9 +17,9 @@ from .config import DEFAULT_LLM
 
 # %% auto #0
 __all__ = ['STAGES', 'RUNNERS', 'PrepareCfg', 'TrainCfg', 'SFTCfg', 'CandidatesCfg', 'DPOCfg', 'MergeCfg', 'GateCfg',
-           'PumaConfig', 'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split', 'benchmark_corpus',
-           'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge', 'GateFailed',
-           'gate_tasks', 'run_gate', 'run_stage', 'run_pipeline', 'puma_cli']
+           'PipelineConfig', 'PumaConfig', 'load_config', 'stage_hash', 'stage_done', 'benchmark', 'sample_split',
+           'benchmark_corpus', 'base_model_path', 'run_prepare', 'run_sft', 'run_candidates', 'run_dpo', 'run_merge',
+           'GateFailed', 'gate_tasks', 'run_gate', 'run_stage', 'run_pipeline', 'puma_cli', 'pipeline_main']
 
 # %% ../nbs/52_puma_pipeline.ipynb #bebad45e
 # Ranges checked by field name in every section, so a typo'd sign or a zero fails at load time, not hours into training.
@@ -103,20 +103,16 @@ class GateCfg(_Cfg):
 # %% ../nbs/52_puma_pipeline.ipynb #32a9ba84
 STAGES = ("prepare", "sft", "candidates", "dpo", "merge", "gate")
 
-class PumaConfig(_Cfg):
-    "The whole pipeline; a per-stage YAML file sets the shared keys and its own section."
+class PipelineConfig(_Cfg):
+    "What a training pipeline's config shares (PUMA's here, the web agent's in 88): the shared keys, where it works, its `stages` (run by `run(stage)`) and log `tag`."
+    stages: ClassVar[tuple[str, ...]] = ()
+    tag: ClassVar[str] = "pipeline"
     work_dir: str = "runs/puma/default"
     data: str = "default"             # load_benchmark source
     base_model: str = DEFAULT_LLM     # 'smollm2', 'tiny' (built from this benchmark's text), 'hf:<path>' or a path
     seed: int = 0
     tiny_warmup_steps: int = 300      # LM warm-up of the 'tiny' base on the benchmark's text
     torch_threads: int | None = None  # torch intra-op threads (None: torch's default); 1 on a shared, oversubscribed CPU
-    prepare: PrepareCfg = PrepareCfg()
-    sft: SFTCfg = SFTCfg()
-    candidates: CandidatesCfg = CandidatesCfg()
-    dpo: DPOCfg = DPOCfg()
-    merge: MergeCfg = MergeCfg()
-    gate: GateCfg = GateCfg()
 
     @property
     def root(self) -> Path:
@@ -126,6 +122,20 @@ class PumaConfig(_Cfg):
     def dir(self, stage: str) -> Path: return self.root/stage
     @property
     def final_model(self) -> Path: return self.root/"final"
+    def run(self, stage: str) -> dict: raise NotImplementedError(f"{type(self).__name__} runs no stage {stage!r}")
+
+class PumaConfig(PipelineConfig):
+    "The whole pipeline; a per-stage YAML file sets the shared keys and its own section."
+    stages: ClassVar[tuple[str, ...]] = STAGES
+    tag: ClassVar[str] = "puma"
+    prepare: PrepareCfg = PrepareCfg()
+    sft: SFTCfg = SFTCfg()
+    candidates: CandidatesCfg = CandidatesCfg()
+    dpo: DPOCfg = DPOCfg()
+    merge: MergeCfg = MergeCfg()
+    gate: GateCfg = GateCfg()
+
+    def run(self, stage: str) -> dict: return RUNNERS[stage](self)
 
 # %% ../nbs/52_puma_pipeline.ipynb #78d1c766
 def _set(d: dict, dotted: str, value: Any) -> None:
@@ -134,37 +144,38 @@ def _set(d: dict, dotted: str, value: Any) -> None:
     d[last] = value
 
 # %% ../nbs/52_puma_pipeline.ipynb #ec713d6a
-def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> PumaConfig:
-    "A `PumaConfig` from a YAML file (None: defaults) with `a.b=value` overrides; errors name the file and key."
+def load_config(path: str | Path | None = None, overrides: list[str] | dict | None = None, cls: type[PipelineConfig] = PumaConfig) -> PipelineConfig:
+    "A `cls` config (PUMA's by default) from a YAML file (None: defaults) with `a.b=value` overrides; errors name the file and key."
     raw = {}
     if path is not None:
         raw = yaml.safe_load(Path(path).read_text()) or {}
         if not isinstance(raw, dict): raise ValueError(f"{path}: expected a mapping at the top level")
     items = overrides.items() if isinstance(overrides, dict) else [o.split("=", 1) for o in overrides or []]
     for k, v in items: _set(raw, k.strip(), yaml.safe_load(v) if isinstance(v, str) else v)
-    try: return PumaConfig.model_validate(raw)
+    try: return cls.model_validate(raw)
     except Exception as e: raise ValueError(f"{path or '<defaults>'}: {e}") from None
 
 # %% ../nbs/52_puma_pipeline.ipynb #f3347eb6
-def _shared(cfg: PumaConfig) -> dict:
+def _shared(cfg: PipelineConfig) -> dict:
     return {"data": cfg.data, "base_model": cfg.base_model, "seed": cfg.seed,
             "tiny_warmup_steps": cfg.tiny_warmup_steps if cfg.base_model == "tiny" else None}
 
 # %% ../nbs/52_puma_pipeline.ipynb #e1fef3bb
-def _record(cfg: PumaConfig, stage: str) -> dict | None:
+def _record(cfg: PipelineConfig, stage: str) -> dict | None:
     f = cfg.dir(stage)/"DONE.json"
     return json.loads(f.read_text()) if f.exists() else None
 
 # %% ../nbs/52_puma_pipeline.ipynb #126a1e27
-def stage_hash(cfg: PumaConfig, stage: str) -> str:
+def stage_hash(cfg: PipelineConfig, stage: str) -> str:
     "Hash of `stage`'s settings, the shared keys and the recorded hash of the stage before it."
-    i = STAGES.index(stage)
-    prev = (_record(cfg, STAGES[i-1]) or {}).get("hash", "missing") if i else ""
+    stages = cfg.stages
+    i = stages.index(stage)
+    prev = (_record(cfg, stages[i-1]) or {}).get("hash", "missing") if i else ""
     blob = json.dumps([prev, _shared(cfg), getattr(cfg, stage).model_dump()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 # %% ../nbs/52_puma_pipeline.ipynb #a7b01547
-def stage_done(cfg: PumaConfig, stage: str) -> dict | None:
+def stage_done(cfg: PipelineConfig, stage: str) -> dict | None:
     "The DONE record of `stage` if it finished with the current settings and inputs, else None."
     d = _record(cfg, stage)
     return d if d and d.get("hash") == stage_hash(cfg, stage) else None
@@ -286,49 +297,55 @@ def _shown_value(v):
     return pre + shown_path(rest) if os.path.isabs(rest) else v
 
 # %% ../nbs/52_puma_pipeline.ipynb #6b66cd15
-def run_stage(cfg: PumaConfig, stage: str, force: bool = False, log=print) -> dict:
+def run_stage(cfg: PipelineConfig, stage: str, force: bool = False, log=print) -> dict:
     "Run one stage unless it is done with this config; returns its metrics."
-    if stage not in STAGES: raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(STAGES)} or 'all'")
+    stages = cfg.stages
+    if stage not in stages: raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(stages)} or 'all'")
     if not force and (done := stage_done(cfg, stage)):
-        log(f"[puma] {stage}: done already ({done['hash']}), skipped"); return done["metrics"]
-    if (i := STAGES.index(stage)) and not (prev := _record(cfg, STAGES[i-1])):
-        raise RuntimeError(f"stage {stage!r} needs stage {STAGES[i-1]!r} finished first in {cfg.root} (run 'all' or '{STAGES[i-1]}')")
+        log(f"[{cfg.tag}] {stage}: done already ({done['hash']}), skipped"); return done["metrics"]
+    if (i := stages.index(stage)) and not (prev := _record(cfg, stages[i-1])):
+        raise RuntimeError(f"stage {stage!r} needs stage {stages[i-1]!r} finished first in {cfg.root} (run 'all' or '{stages[i-1]}')")
     if i and prev.get("shared", _shared(cfg)) != _shared(cfg):
-        raise ValueError(f"stage {stage!r}: shared settings {_shared(cfg)} differ from those stage {STAGES[i-1]!r} ran with {prev['shared']}")
+        raise ValueError(f"stage {stage!r}: shared settings {_shared(cfg)} differ from those stage {stages[i-1]!r} ran with {prev['shared']}")
     d, h = cfg.dir(stage), stage_hash(cfg, stage)
     started = json.loads((d/"STARTED.json").read_text()).get("hash") if (d/"STARTED.json").exists() else None
     if force or (d/"DONE.json").exists() or (started and started != h): shutil.rmtree(d, ignore_errors=True)   # stale: start afresh
     d.mkdir(parents=True, exist_ok=True); write_json(d/"STARTED.json", {"hash": h}); f = d/"DONE.json"
     (d/"config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    log(f"[puma] {stage}: running in {shown_path(d)}")
+    log(f"[{cfg.tag}] {stage}: running in {shown_path(d)}")
     with torch_threads(cfg.torch_threads):   # the caller's setting afterwards (a notebook goes on to run agents)
-        t0 = time.time(); m = RUNNERS[stage](cfg); wall = time.time() - t0
+        t0 = time.time(); m = cfg.run(stage); wall = time.time() - t0
     if int(os.environ.get("RANK", "0")) == 0:
         write_json(f, {"stage": stage, "hash": h, "shared": _shared(cfg), "wall_s": round(wall, 1), "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "metrics": m})
     shown = {k: _shown_value(v) for k, v in m.items() if not isinstance(v, (list, dict))}   # DONE.json keeps the real paths
-    log(f"[puma] {stage}: finished in {wall:.0f}s: {json.dumps(shown)[:300]}")
+    log(f"[{cfg.tag}] {stage}: finished in {wall:.0f}s: {json.dumps(shown)[:300]}")
     return m
 
 # %% ../nbs/52_puma_pipeline.ipynb #aabbbd2e
-def run_pipeline(cfg: PumaConfig, stages: tuple[str, ...] = STAGES, force: bool = False, log=print) -> dict[str, dict]:
-    "Run `stages` in order (finished ones are skipped); returns metrics per stage."
-    return {s: run_stage(cfg, s, force, log) for s in stages}
+def run_pipeline(cfg: PipelineConfig, stages: tuple[str, ...] | None = None, force: bool = False, log=print) -> dict[str, dict]:
+    "Run `stages` (default: all of `cfg`'s) in order (finished ones are skipped); returns metrics per stage."
+    return {s: run_stage(cfg, s, force, log) for s in stages or cfg.stages}
 
 # %% ../nbs/52_puma_pipeline.ipynb #6dd6f615
-def puma_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False) -> dict:
-    "Run PUMA stage `stage` (prepare|sft|candidates|dpo|merge|all) with a YAML config and `k=v` overrides."
-    cfg = load_config(config, set)
+def puma_cli(stage: str, config: str | None = None, set: list[str] | None = None, force: bool = False,
+             cls: type[PipelineConfig] = PumaConfig) -> dict:
+    "Run stage `stage` of `cls`'s pipeline (PUMA's: prepare|sft|candidates|dpo|merge|gate|all) with a YAML config and `k=v` overrides."
+    cfg = load_config(config, set, cls)
     if stage == "all": return run_pipeline(cfg, force=force)
     return {stage: run_stage(cfg, stage, force)}
 
 # %% ../nbs/52_puma_pipeline.ipynb #75a7d7e2
-def _main(argv: list[str] | None = None) -> None:
+def pipeline_main(argv: list[str] | None = None, cls: type[PipelineConfig] = PumaConfig, prog: str = "python -m personalwab.puma_pipeline",
+                  description: str = "PUMA training stages") -> None:
+    "The command line of `cls`'s pipeline: a stage (or all), `--config`, `--set k=v ...`, `--force`."
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m personalwab.puma_pipeline", description="PUMA training stages")
-    ap.add_argument("stage", choices=[*STAGES, "all"]); ap.add_argument("--config"); ap.add_argument("--set", nargs="*", default=[])
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap.add_argument("stage", choices=[*cls.stages, "all"]); ap.add_argument("--config"); ap.add_argument("--set", nargs="*", default=[])
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
-    puma_cli(a.stage, a.config, a.set, a.force)
+    puma_cli(a.stage, a.config, a.set, a.force, cls)
+
+def _main(argv: list[str] | None = None) -> None: pipeline_main(argv)
 
 # %% ../nbs/52_puma_pipeline.ipynb #74ab7272
 if __name__ == "__main__" and "__file__" in globals():   # python -m personalwab.puma_pipeline / accelerate launch -m

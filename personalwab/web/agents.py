@@ -12,25 +12,15 @@ from ..llm import LLM, get_llm
 from ..memory import Memory, TaskSpecificMemory, get_memory, memory_length, PUMA_MEMORY_LENGTH
 from ..methods import check_agent, check_params
 from ..puma_agent import identify_function
+from ..runconfig import UsageError
 from ..schema import Benchmark, Task
-from .actions import parse_action
-from .env import PageStep, ShopEnv
-from .gold import evaluate_steps, step_metrics
+from .env import ShopEnv
+from .gold import StepScore, evaluate_steps, step_metrics
 from .observation import Observation
-from .prompt import failed_step_text, fit_step_messages, step_prompt, step_text
+from .prompt import fit_step_messages, previous_steps, step_prompt
 
 # %% auto #0
-__all__ = ['WEB_AGENTS', 'previous_steps', 'PromptedWebAgent', 'PumaWebAgent', 'scribe_model', 'ScribeWebAgent',
-           'check_web_params', 'web_agent']
-
-# %% ../../nbs/87_web_agents.ipynb #19db7da1
-def previous_steps(steps: list[PageStep], doms: list[str]) -> list[str]:
-    "The earlier steps in the target form: done ones from their action and page, failed ones with their reason."
-    out = []
-    for i, (st, dom) in enumerate(zip(steps, doms), 1):
-        a = parse_action(st.action)[0] if st.ok else None
-        out.append(step_text(i, a, dom) if a is not None else failed_step_text(i, st.action, st.error or "no action"))
-    return out
+__all__ = ['WEB_AGENTS', 'PromptedWebAgent', 'PumaWebAgent', 'scribe_model', 'ScribeWebAgent', 'check_web_params', 'web_agent']
 
 # %% ../../nbs/87_web_agents.ipynb #a0d2cfa9
 class PromptedWebAgent(Agent):
@@ -38,7 +28,7 @@ class PromptedWebAgent(Agent):
     name = "web_prompted"
 
     def __init__(self, llm: LLM | str, b: Benchmark, memory: Memory | str = "none", *, memory_length: int | None = None,
-                 context_margin: float = CONTEXT_MARGIN, max_tokens: int = 160, step_eval: bool = True,
+                 context_margin: float = CONTEXT_MARGIN, max_tokens: int = 384, step_eval: bool = True,
                  step_eval_limit: int | None = None, **kw):
         super().__init__(llm, b, max_tokens=max_tokens, **kw)
         self.memory = get_memory(memory) if isinstance(memory, str) else memory
@@ -88,7 +78,7 @@ def solve(self: PromptedWebAgent, env: ShopEnv, task: Task, seed: int | None = N
     "Play `task` on the pages of `env`; the runner's record, with Mind2Web's step scores when `step_eval`."
     ts = Turns(env.env, task, self.seed if seed is None else int(seed))
     obs = env.reset(task)
-    memory, side = self.memory_text(env, ts), []
+    memory = self.memory_text(env, ts)
     doms: list[str] = []
     while not env.done:
         c = self.next_step(ts, obs, previous_steps(env.steps, doms), memory)
@@ -96,14 +86,16 @@ def solve(self: PromptedWebAgent, env: ShopEnv, task: Task, seed: int | None = N
         doms.append(obs.dom)
         obs = env.step(c.text)[0]
     rec = env.record(ts.messages, ts.error)
-    if self.step_eval and ts.error is None: rec |= self.step_scores(env, task, ts, memory)
+    if self.step_eval and ts.error is None:
+        scores = self.gold_step_scores(env, task, ts, memory)
+        rec |= {"step_scores": [asdict(s) for s in scores], "step_metrics": step_metrics([scores])}
     rec["usage"] += ts.side_usage
     return rec
 
 # %% ../../nbs/87_web_agents.ipynb #ca50a0ce
 @patch
-def step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns, memory: str = "") -> dict:
-    "Mind2Web's scores of the model's step at each gold step of `task` with the episode's `memory` (side calls), and their means."
+def gold_step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns, memory: str = "") -> list[StepScore]:
+    "Mind2Web's scores of the model's step at each gold step of `task` (the first `step_eval_limit`) with the episode's `memory`; side calls."
     doms, probe = [], Turns(env.env, task, ts.seed)
     def policy(obs: Observation) -> str:
         msgs, _ = fit_step_messages(obs, previous_steps(env.steps, doms), memory, self.llm.prompt_tokens, self.limit)
@@ -112,7 +104,7 @@ def step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns, mem
         return c.text
     scores = evaluate_steps(env, task, policy, limit=self.step_eval_limit)
     ts.side_usage += probe.side_usage
-    return {"step_scores": [asdict(s) for s in scores], "step_metrics": step_metrics([scores])}
+    return scores
 
 # %% ../../nbs/87_web_agents.ipynb #41e10b12
 class PumaWebAgent(PromptedWebAgent):
@@ -137,10 +129,14 @@ class PumaWebAgent(PromptedWebAgent):
 
 # %% ../../nbs/87_web_agents.ipynb #42f4639f
 def scribe_model(model: str) -> str:
-    "The LLM spec of `model`: a web training config's merged model, an LLM spec as given, or a checkpoint folder (`hf:`)."
-    if model.endswith((".yaml", ".yml")):
-        from personalwab.web.train import load_web_config
-        return f"hf:{load_web_config(model).final_model}"
+    "The LLM spec of `model`: a web training config's (88) merged model, an LLM spec as given, or a checkpoint folder (`hf:`)."
+    if model.endswith((".yaml", ".yml")):                      # the pipeline's final model, found from its work folder
+        import yaml
+        from personalwab.puma_pipeline import PipelineConfig
+        if not Path(model).is_file(): raise UsageError(f"params.model: no web training config at {model}")
+        raw = yaml.safe_load(Path(model).read_text()) or {}
+        if not isinstance(raw, dict) or "work_dir" not in raw: raise UsageError(f"{model}: no work_dir: not a web training config")
+        return f"hf:{PipelineConfig(work_dir=raw['work_dir']).final_model}"
     from personalwab.llm import BACKENDS
     if model.partition(":")[0] in BACKENDS or model in BACKENDS: return model
     return f"hf:{model}"
@@ -166,8 +162,11 @@ WEB_AGENTS: dict[str, tuple[type, dict]] = {
 }
 
 def check_web_params(method: str, params: dict) -> None:
-    "`UsageError` for a parameter the web agent of `method` does not take, or a value of another type."
+    "`UsageError` for a parameter the web agent of `method` does not take, a value of another type, or a `scribe` model that is not there."
     check_params(method, params, WEB_AGENTS[method][0])
+    if method == "scribe" and "model" in params and (spec := scribe_model(params["model"])).startswith("hf:") \
+            and not (Path(spec[3:])/"config.json").exists():
+        raise UsageError(f"params.model: no model at {spec[3:]} (train it: python -m personalwab.web.train all --config CONFIG)")
 
 def web_agent(method: str, llm: LLM | str, b: Benchmark, **params):
     "The model web agent of `method` (a name of `WEB_AGENTS`) on `llm`."

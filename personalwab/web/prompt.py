@@ -7,13 +7,13 @@ from __future__ import annotations
 import html, re
 from dataclasses import replace
 from typing import Callable
-from .actions import PageAction
-from .env import opening_tag
-from .observation import Observation, fit, smollm2_tokens
+from .actions import PageAction, parse_action
+from .env import PageStep, opening_tag
+from .observation import Observation, fit, kept_nodes, smollm2_tokens
 
 # %% auto #0
-__all__ = ['WEB_SYSTEM', 'LABEL_CHARS', 'element_label', 'describe', 'step_text', 'failed_step_text', 'chat_text', 'step_prompt',
-           'step_messages', 'fit_step_messages']
+__all__ = ['WEB_SYSTEM', 'LABEL_CHARS', 'element_label', 'describe', 'step_text', 'failed_step_text', 'previous_steps',
+           'chat_text', 'step_prompt', 'step_messages', 'fit_observation', 'fit_step_messages']
 
 # %% ../../nbs/86a_web_prompt.ipynb #c072b1f3
 WEB_SYSTEM = """You are a shopping assistant acting for a signed-in user on an online shop, through its web pages.
@@ -66,6 +66,15 @@ def failed_step_text(n: int, written: str, error: str) -> str:
     "Step `n` that could not be done: what was written (shortened) and why."
     return f"{n}.\nDescription: not done: {_short(error, 160)}\nAction: {_short(written, 200)}"
 
+# %% ../../nbs/86a_web_prompt.ipynb #d5281776
+def previous_steps(steps: list[PageStep], doms: list[str]) -> list[str]:
+    "The earlier steps in the target form: done ones from their action and page, failed ones with their reason."
+    out = []
+    for i, (st, dom) in enumerate(zip(steps, doms), 1):
+        a = parse_action(st.action)[0] if st.ok else None
+        out.append(step_text(i, a, dom) if a is not None else failed_step_text(i, st.action, st.error or "no action"))
+    return out
+
 # %% ../../nbs/86a_web_prompt.ipynb #20661378
 def chat_text(chat: list[dict]) -> str:
     "The chat with the user so far, one line a message ('(none)' before any)."
@@ -84,13 +93,20 @@ def step_messages(obs: Observation, previous: list[str], memory: str = "") -> li
     return [{"role": "system", "content": WEB_SYSTEM}, {"role": "user", "content": step_prompt(obs, previous, memory)}]
 
 # %% ../../nbs/86a_web_prompt.ipynb #86942d3d
-def fit_step_messages(obs: Observation, previous: list[str], memory: str, prompt_tokens: Callable[[list[dict]], int],
-                      limit: int | None, count: Callable[[str], int] = smollm2_tokens, tries: int = 6) -> tuple[list[dict], int]:
-    "The step's messages with the DOM cut until the prompt is at most `limit` tokens (None: as it is), and the DOM's tokens."
-    dom, n = obs.dom, obs.tokens
-    msgs = step_messages(obs, previous, memory)
+def fit_observation(obs: Observation, previous: list[str], memory: str, prompt_tokens: Callable[[list[dict]], int],
+                    limit: int | None, count: Callable[[str], int] = smollm2_tokens, tries: int = 6) -> Observation:
+    "`obs` with its DOM cut (at element boundaries, the end kept) until the step's prompt is at most `limit` tokens (None: as it is)."
+    if limit is None: return obs
+    rest = prompt_tokens(step_messages(replace(obs, dom=""), previous, memory))   # the prompt without the page
     for _ in range(tries):
-        if limit is None or (over := prompt_tokens(msgs) - limit) <= 0 or not dom: break
-        dom, _, _, n = fit(dom, max(n - over - 16, 0), count)
-        msgs = step_messages(replace(obs, dom=dom), previous, memory)
-    return msgs, n
+        if not obs.dom or (total := prompt_tokens(step_messages(obs, previous, memory))) <= limit: break
+        share = max(limit - rest, 0) / max(total - rest, 1)      # of the page's tokens (the model's), what may stay
+        dom, _, _, n = fit(obs.dom, max(int(obs.tokens * share) - 1, 0), count)
+        obs = replace(obs, dom=dom, tokens=n, truncated=True, nodes=kept_nodes(dom))
+    return obs
+
+def fit_step_messages(obs: Observation, previous: list[str], memory: str, prompt_tokens: Callable[[list[dict]], int],
+                      limit: int | None, count: Callable[[str], int] = smollm2_tokens) -> tuple[list[dict], int]:
+    "The step's messages with the DOM cut until the prompt is at most `limit` tokens (`fit_observation`), and the DOM's tokens."
+    o = fit_observation(obs, previous, memory, prompt_tokens, limit, count)
+    return step_messages(o, previous, memory), o.tokens
