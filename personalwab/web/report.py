@@ -63,7 +63,7 @@ def unavailable(cfg: RunConfig) -> str | None:
             final = Path(load_web_config(str(path)).final_model)
         except ImportError: return "this checkout has no web training (personalwab.web.train)"
         except Exception as e: return f"web training config {model}: {type(e).__name__}: {e}"
-        return None if final.exists() else f"the model of {model} is not trained yet (personalwab web-train {model})"
+        return None if final.exists() else f"the model of {model} is not trained yet (python -m personalwab.web.train all --config {model})"
     from personalwab.web.agents import scribe_model
     spec = scribe_model(model)
     if spec.startswith("hf:") and not Path(spec[3:]).exists() and not path.exists(): return f"no model at {model}"
