@@ -68,7 +68,7 @@ def check_web_method(cfg: RunConfig) -> None:
         check_web_params(cfg.method, cfg.params)
 
 def web_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The web agent of `cfg.method`: the gold oracle, or a model agent of [87](87_web_agents.ipynb) on the shared LLM of `cfg.agent_llm`."
+    "The web agent of `cfg.method`: the gold oracle, or a model agent of `personalwab.web.agents` on the shared LLM of `cfg.agent_llm`."
     check_web_method(cfg)
     if cfg.method == "oracle": return GoldWebAgent(b, **cfg.params)
     from personalwab.web.agents import web_agent
