@@ -50,40 +50,36 @@ def web_configs(configs: dict, methods, driver: str = "inprocess", agent_params:
 
 # %% ../../nbs/89_web_report.ipynb #cd5a3bc9
 def unavailable(cfg: RunConfig) -> str | None:
-    "Why the web run `cfg` cannot run in this checkout (the fine-tuned model it needs is missing), or None."
+    "Why the web run `cfg` cannot run here (the fine-tuned model it needs is missing: the web agents' own check; paths from the repository's root), or None."
     if cfg.method != "scribe": return None
-    model = cfg.params.get("model")
-    if not model: return "no fine-tuned model given (params.model)"
+    if not cfg.params.get("model"): return "no fine-tuned model given (params.model)"
     from personalwab.config import repo_root
-    path = Path(model) if Path(model).is_absolute() else repo_root()/model
-    if model.endswith((".yaml", ".yml")):
-        if not path.exists(): return f"no web training config {model}"
-        try:
-            from personalwab.web.train import load_web_config
-            final = Path(load_web_config(str(path)).final_model)
-        except ImportError: return "this checkout has no web training (personalwab.web.train)"
-        except Exception as e: return f"web training config {model}: {type(e).__name__}: {e}"
-        return None if final.exists() else f"the model of {model} is not trained yet (python -m personalwab.web.train all --config {model})"
-    from personalwab.web.agents import scribe_model
-    spec = scribe_model(model)
-    if spec.startswith("hf:") and not Path(spec[3:]).exists() and not path.exists(): return f"no model at {model}"
+    from personalwab.runconfig import UsageError
+    from personalwab.web.agents import check_web_params
+    try: check_web_params(cfg.method, cfg.params)
+    except UsageError as e: return str(e).replace(f"{repo_root()}/", "")   # a report names no machine's paths
     return None
 
 # %% ../../nbs/89_web_report.ipynb #3670eef0
 def run_web_all(configs: dict, progress: bool = False, out_dir=None, keep_pages: bool = True) -> tuple[dict, dict]:
-    "Run (or resume) each web `RunConfig` that can run here: ({key: RunResult}, {key: why it was not run}); `keep_pages`: see `run_web` (the docs site shows them)."
+    """Run (or resume) each web `RunConfig` that can run here: ({key: RunResult}, {key: why it was not run}); `keep_pages`: see
+    `run_web` (the docs site shows them). Relative paths in the configs (a `scribe` model) are read from the repository's root, as the
+    command line reads them, wherever the calling notebook runs."""
+    import contextlib
+    from personalwab.config import repo_root
     from personalwab.runconfig import select_tasks, load_data
     from personalwab.web.run import run_web
-    out, skipped = {}, {}
-    for key, cfg in configs.items():
-        if why := unavailable(cfg):
-            skipped[key] = why; print(f"{key:>22}: not run: {why}"); continue
-        t0 = time.perf_counter()
-        r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress, keep_pages=keep_pages)
-        r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
-        r.task_ids = [t.id for t in select_tasks(load_data(cfg.data, progress=False), cfg)]
-        out[key] = r
-        print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}  ({r.seconds_now:.0f}s)")
+    out, skipped, out_dir = {}, {}, Path(out_dir).resolve() if out_dir else None
+    with contextlib.chdir(repo_root()):
+        for key, cfg in configs.items():
+            if why := unavailable(cfg):
+                skipped[key] = why; print(f"{key:>22}: not run: {why}"); continue
+            t0 = time.perf_counter()
+            r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress, keep_pages=keep_pages)
+            r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
+            r.task_ids = [t.id for t in select_tasks(load_data(cfg.data, progress=False), cfg)]
+            out[key] = r
+            print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}  ({r.seconds_now:.0f}s)")
     return out, skipped
 
 # %% ../../nbs/89_web_report.ipynb #daeac903
