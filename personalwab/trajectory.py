@@ -14,8 +14,8 @@ from .results import summary_path, view
 from .schema import Track
 
 # %% auto #0
-__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'visible', 'text', 'task_html', 'run_html',
-           'site_pages']
+__all__ = ['Step', 'steps', 'Trajectory', 'trajectory', 'Run', 'load_run', 'visible', 'text', 'page_steps_html', 'task_html',
+           'run_html', 'site_pages']
 
 # %% ../nbs/63_trajectory.ipynb #1b64c6eb
 @dataclass
@@ -63,6 +63,8 @@ class Trajectory:
     end: str = ""
     error: str | None = None
     wall_s: float = 0.0
+    page_steps: list[dict] = field(default_factory=list)   # a web episode's page steps, as its record keeps them
+    page_end: str = ""
 
 # %% ../nbs/63_trajectory.ipynb #29953b55
 def trajectory(rec: dict, run: str = "", instruction: str | None = None) -> Trajectory:
@@ -76,7 +78,8 @@ def trajectory(rec: dict, run: str = "", instruction: str | None = None) -> Traj
     fit = next((u["memory_fit"] for u in rec.get("usage") or [] if u.get("memory_fit")), None)
     return Trajectory(run, rec.get("task_id", "?"), rec.get("type", "?"), rec.get("track") or "?", rec.get("status", "?"),
                       first, memory, fit, steps(rec), turns, float(rec.get("function_acc") or 0), float(rec.get("result_acc") or 0),
-                      rec.get("end") or "", rec.get("error"), float(rec.get("wall_s") or 0))
+                      rec.get("end") or "", rec.get("error"), float(rec.get("wall_s") or 0),
+                      [s for s in rec.get("page_steps") or [] if isinstance(s, dict)], rec.get("page_end") or "")
 
 # %% ../nbs/63_trajectory.ipynb #262d26b9
 @dataclass
@@ -136,7 +139,15 @@ def text(t: Trajectory, clip: int | None = 600) -> str:
     out = [f"run {t.run}  task {t.task_id}  ({t.type}, {t.track}-turn)  status {t.status}" + (f"  ended: {t.end}" if t.end else ""),
            "", "Instruction:", _indent(t.instruction or "(not recorded)"), "",
            "Memory the agent got" + (f" -- {_fit_line(t.memory_fit)}" if t.memory_fit else "") + ":",
-           _indent(_clip(t.memory, clip) if t.memory else "(no system prompt recorded)"), "", "Steps:"]
+           _indent(_clip(t.memory, clip) if t.memory else "(no system prompt recorded)"), ""]
+    if t.page_steps:
+        out += ["Page steps" + (f" (ended: {t.page_end})" if t.page_end else "") + ":"]
+        for i, s in enumerate(t.page_steps, 1):
+            calls = ", ".join(_call(c) for c in s.get("calls") or [])
+            out.append(f"  {i}. {s.get('url', '?')}  {_clip(str(s.get('action', '')), clip)}" + (f"  -> {calls}" if calls else "")
+                       + ("" if s.get("ok", True) else f"  [failed: {s.get('error')}]"))
+        out.append("")
+    out.append("Steps:" if not t.page_steps else "Function calls the pages made:")
     for s in t.steps:
         meta = "  ".join(x for x in [f"prompt {s.prompt_tokens} tokens" if s.prompt_tokens else "",
                                      f"reward F={s.reward[0]:.2f} R={s.reward[1]:.2f}" if s.reward else ""] if x)
@@ -169,15 +180,60 @@ def _pre(x: str) -> str: return f"<pre>{_e(x)}</pre>"
 def _details(summary: str, body: str, open_: bool = False) -> str:
     return f"<details{' open' if open_ else ''}><summary>{_e(summary)}</summary>{_pre(body)}</details>"
 
+# %% ../nbs/63_trajectory.ipynb #804c463d
+def _call(c: dict) -> str: return Step(0, c.get("name", "?"), c.get("arguments") or {}, "").call()
+
+def _page_action(action: str):
+    "The action a page step's `action` writes back (kind, node, text), or None."
+    from personalwab.web.actions import parse_action
+    try: return parse_action(action)[0]
+    except Exception: return None
+
+# %% ../nbs/63_trajectory.ipynb #bd1a436d
+def _screenshot(files: Path | None, rel: str | None, n: int) -> str:
+    "A kept screenshot (`rel`: its path in the run folder `files`) embedded as an image, or ''."
+    import base64
+    p = (files/rel) if files is not None and rel else None
+    if p is None or not p.is_file(): return ""
+    data = base64.b64encode(p.read_bytes()).decode()
+    return (f"<figure><img src='data:image/png;base64,{data}' alt='the page before step {n}, the acted-on element outlined' "
+            f"style='max-width:100%;border:1px solid #ccc'><figcaption>The page before step {n}; the element it acts on is outlined in red.</figcaption></figure>")
+
+# %% ../nbs/63_trajectory.ipynb #b4cc2b30
+def page_steps_html(page_steps: list[dict], files: Path | None = None) -> str:
+    "A web episode's page steps in order (HTML): URL, action (kind, node, text), result, element, function calls, and the page when kept."
+    out, n = [], len(page_steps)
+    kept = any(s.get("dom") or s.get("screenshot") for s in page_steps)
+    out.append(f"<p>{n} page step{'s' if n != 1 else ''}" + ("" if kept else "; the run did not keep its pages (run with <code>keep_pages</code> to see them)") + ".</p>")
+    for i, s in enumerate(page_steps, 1):
+        a = _page_action(str(s.get("action") or ""))
+        kind, node = s.get("kind") or (a.kind if a else None), s.get("node")
+        nav = " · ".join(x for x in [f"<a href='#page-step-{i - 1}'>« step {i - 1}</a>" if i > 1 else "",
+                                     f"<a href='#page-step-{i + 1}'>step {i + 1} »</a>" if i < n else ""] if x)
+        rows = [("URL", f"<code>{_e(s.get('url', '?'))}</code>"), ("action", f"<code>{_e(s.get('action', ''))}</code>"),
+                ("kind", _e(kind or "none (no action read)")), ("node", _e("" if node is None else node)),
+                ("text", _e(a.text) if a is not None and a.text else ""),
+                ("element", f"<code>{_e(s['target'])}</code>" if s.get("target") else ""),
+                ("result", "done" if s.get("ok") else f"not done: {_e(s.get('error') or '')}"),
+                ("function calls", "<br>".join(f"<code>{_e(_call(c))}</code>" for c in s.get("calls") or []) or "none"),
+                ("page tokens", _e(s.get("dom_tokens", "")))]
+        out += [f"<h3 id='page-step-{i}'>Page step {i}: {_e(kind or 'no action')}" + (f" on node {_e(node)}" if node is not None else "") + "</h3>",
+                f"<p>{nav}</p>" if nav else "",
+                "<table><tbody>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows if v != "") + "</tbody></table>",
+                _screenshot(files, s.get("screenshot"), i)]
+        if s.get("dom"): out.append(_details(f"The pruned DOM the agent saw ({s.get('dom_tokens', '?')} tokens)", s["dom"]))
+    return "".join(out)
+
 # %% ../nbs/63_trajectory.ipynb #a12a3395
-def task_html(t: Trajectory, run_href: str = "") -> str:
-    "A task's page body (HTML fragment): instruction, memory, steps, user simulator turns, scores."
+def task_html(t: Trajectory, run_href: str = "", files: Path | None = None) -> str:
+    "A task's page body (HTML fragment): instruction, memory, page steps (web episodes; screenshots read from the run folder `files`), steps, user simulator turns, scores."
     head = (f"<p>Run <a href='{_e(run_href)}'>{_e(t.run)}</a> · {_e(t.type)} · {_e(t.track)}-turn · status {_e(t.status)}"
             + (f" · ended: {_e(t.end)}" if t.end else "") + "</p>") if run_href else ""
     out = [head, "<h2>Instruction</h2>", _pre(t.instruction or "(not recorded)"), "<h2>Memory the agent got</h2>"]
     if t.memory_fit: out.append(f"<p>{_e(_fit_line(t.memory_fit))}.</p>")
     out.append(_details(f"System prompt ({len(t.memory)} characters)", t.memory) if t.memory else "<p>No system prompt recorded.</p>")
-    out.append("<h2>Steps</h2>")
+    if t.page_steps: out += ["<h2>Page steps</h2>", page_steps_html(t.page_steps, files)]
+    out.append("<h2>Steps</h2>" if not t.page_steps else "<h2>Function calls the pages made</h2>")
     for s in t.steps:
         meta = [f"prompt {s.prompt_tokens} tokens" if s.prompt_tokens else "",
                 f"reward: function {s.reward[0]:.2f}, result {s.reward[1]:.2f}" if s.reward else ""]
@@ -222,7 +278,8 @@ def site_pages(runs_dir: str | Path, names: list[str]) -> list[tuple[str, str, s
         if not (d/"results.jsonl").exists(): continue
         r = load_run(d)
         method, track = r.config.get("method", "?"), r.config.get("track", "?")
-        pages.append((f"runs/{name}.html", f"Run {name}", f"{method} on the {track}-turn track: {len(r.records)} tasks.",
+        on = " on pages (web track)" if (r.config.get("env_params") or {}).get("interface") == "web" else ""
+        pages.append((f"runs/{name}.html", f"Run {name}", f"{method}{on} on the {track}-turn track: {len(r.records)} tasks.",
                       run_html(r, lambda tid: f"{name}/{tid}.html")))
         for rec in r.records:
             t = trajectory(rec, name)
@@ -236,5 +293,5 @@ def site_pages(runs_dir: str | Path, names: list[str]) -> list[tuple[str, str, s
                 t.instruction = instructions[data].get(t.task_id, "")
             pages.append((f"runs/{name}/{t.task_id}.html", f"{t.task_id} in {name}",
                           f"{t.type} task, {t.track}-turn; function accuracy {t.function_acc:.2f}, result accuracy {t.result_acc:.2f}.",
-                          task_html(t, f"../{name}.html")))
+                          task_html(t, f"../{name}.html", d)))
     return pages

@@ -31,7 +31,14 @@ def run_dir(tmp_path_factory):
     return next(p for p in out.iterdir() if (p/"results.jsonl").exists())
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, run_dir):
+def web_run_dir(run_dir):
+    "A real web run beside it: the oracle on the tiny benchmark's pages (in process), its pages kept (`keep_pages`)."
+    from personalwab.runconfig import RunConfig
+    from personalwab.web.run import run_web
+    return run_web(RunConfig(method="oracle", data="tiny", env_params={"engine": "bm25s"}), run_dir.parent, progress=False, keep_pages=True).dir
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, run_dir, web_run_dir):
     out = tmp_path_factory.mktemp("docs")/"_docs"
     r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--runs", str(run_dir.parent), "--all-runs",
                         "--keep", str(out.parent/"proc")], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -136,6 +143,27 @@ def test_trajectory_pages(site, run_dir):
     assert heads[:2] == ["Instruction", "Memory the agent got"] and "Steps" in heads and "User simulator" in heads and "Final scores" in heads
     assert s.select("main h3")[0].get_text().startswith("Step 1:")
 
+def test_a_web_episode_can_be_stepped_through(site, web_run_dir):
+    "A web run's task page: each page step in order with its URL, action (kind, node, text), the calls it made and the page the agent saw."
+    import json
+    run_page = site/"runs"/f"{web_run_dir.name}.html"
+    assert "on pages (web track)" in soup(run_page).select_one("p.description").get_text()
+    rec = json.loads((web_run_dir/"results.jsonl").read_text().splitlines()[0])
+    s = soup(run_page.parent/web_run_dir.name/f"{rec['task_id']}.html")
+    heads = [h.get_text() for h in s.select("main h2")]
+    assert heads.index("Page steps") < heads.index("Function calls the pages made") < heads.index("Final scores"), heads
+    steps = [h for h in s.select("main h3") if h.get_text().startswith("Page step")]
+    assert [h.get_text() for h in steps] == [f"Page step {i}: {p['kind']} on node {p['node']}" for i, p in enumerate(rec["page_steps"], 1)]
+    for i, (h, p) in enumerate(zip(steps, rec["page_steps"]), 1):
+        table = h.find_next("table")
+        cells = {tr.th.get_text(): tr.td.get_text() for tr in table.select("tr")}
+        assert (cells["URL"], cells["action"], cells["kind"], cells["node"]) == (p["url"], p["action"], p["kind"], str(p["node"]))
+        assert cells["function calls"] == ("none" if not p["calls"] else f"{p['calls'][0]['name']}(product_sequence=" + json.dumps(p["calls"][0]["arguments"]["product_sequence"]) + ")")
+        dom = h.find_next("details")
+        assert dom.summary.get_text().startswith("The pruned DOM the agent saw") and dom.pre.get_text() == p["dom"]
+        nxt = h.find_next("p").find("a", string=lambda t: t and t.startswith(f"step {i + 1}"))
+        assert (nxt is not None) == (i < len(steps)) and (nxt is None or nxt["href"] == f"#{steps[i]['id']}")
+
 def test_method_rows_link_to_their_runs():
     html = "<table><tbody><tr><th>No Memory</th><td>0.5</td></tr><tr><th>other</th><td>1</td></tr></tbody></table>"
     out, _, _ = build_docs.polish(html, ROOT, None, "main", {"No Memory": "../runs/no_memory-single-00000000.html"})
@@ -157,9 +185,10 @@ def browse(url: str, *extra: str, width: str = WIDTHS["desktop"]) -> str:
 
 @pytest.mark.browser
 @needs_browser
-def test_pages_render_in_chromium_with_screenshots(site, run_dir):
+def test_pages_render_in_chromium_with_screenshots(site, run_dir, web_run_dir):
     task = next((site/"runs"/run_dir.name).glob("*.html"))
-    pages = {"index": site/"index.html", "env": site/"env.html", "table3": site/"paper"/"table3_single_turn.html", "trajectory": task}
+    pages = {"index": site/"index.html", "env": site/"env.html", "table3": site/"paper"/"table3_single_turn.html", "trajectory": task,
+             "web-trajectory": next((site/"runs"/web_run_dir.name).glob("*.html"))}
     SHOTS.mkdir(parents=True, exist_ok=True)
     print(f"screenshots in {SHOTS}")
     for name, p in pages.items():

@@ -74,3 +74,16 @@ def test_a_chromium_run_leaves_no_browser_or_port(tmp_path):
         if alive() <= procs: break
         time.sleep(0.1)
     assert alive() <= procs and listening() <= ports
+
+
+def test_kept_pages_of_a_chromium_run_name_their_screenshots(tmp_path):
+    "`run_web(keep_pages=True)` on Chromium: each page step's record names its screenshot, saved in the run folder."
+    import json
+    from personalwab.runconfig import RunConfig
+    from personalwab.web.run import SHOTS, run_web
+    r = run_web(RunConfig(method="oracle", data="tiny", env_params={"engine": "bm25s"}), tmp_path, driver="chromium", progress=False, keep_pages=True)
+    rec = json.loads((r.dir/"results.jsonl").read_text().splitlines()[0])
+    shots = [s["screenshot"] for s in rec["page_steps"]]
+    assert rec["function_acc"] == 1.0 and len(shots) == 4
+    assert all(s.startswith(f"{SHOTS}/{rec['task_id']}/") and (r.dir/s).stat().st_size > 5_000 for s in shots), shots
+    assert all(s["dom"] for s in rec["page_steps"])

@@ -216,7 +216,7 @@ class ChromiumDriver:
     def __init__(self, base: str, shots: str | Path | None = None, executable: str | None = None, timeout_ms: int = 20_000):
         exe = executable or chromium_path()
         if exe is None: raise FileNotFoundError("no Chromium found: install Debian's chromium or set PERSONALWAB_CHROMIUM")
-        self.base, self.shots, self.n_shots = base.rstrip("/"), Path(shots) if shots else None, 0
+        self.base, self.shots, self.n_shots, self.last_shot = base.rstrip("/"), Path(shots) if shots else None, 0, None
         self._own, self._owner, self._tree = ThreadPoolExecutor(1, thread_name_prefix="chromium"), None, None
         try: self._own.submit(self._launch, exe, timeout_ms).result()
         except BaseException: self._own.shutdown(); raise
@@ -264,6 +264,7 @@ def _shot(self: ChromiumDriver, sel: str | None) -> None:
     if self.shots is None: return
     self.shots.mkdir(parents=True, exist_ok=True)
     path = self.shots/f"step{self.n_shots:03d}.png"; self.n_shots += 1
+    self.last_shot = path                      # which file this action's screenshot is (ShopEnv's kept pages name it)
     if sel is None: self.page.screenshot(path=str(path)); return
     loc = self.page.locator(sel)
     old = loc.evaluate("e => { const o = e.style.outline; e.style.outline = '3px solid red'; e.scrollIntoView({block: 'center'}); return o; }")

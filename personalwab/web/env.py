@@ -57,11 +57,14 @@ def opening_tag(dom: str, node: int | None) -> str:
 class ShopEnv:
     "The web track's environment: the shop of one task at a time, acted on through pages, scored by the `WebEnv` inside."
     def __init__(self, env: WebEnv, driver: str = "inprocess", budget: int = DOM_BUDGET, max_page_steps: int = 50,
-                 shots: str | Path | None = None, count: Callable[[str], int] = smollm2_tokens, measure_raw: bool = False):
+                 shots: str | Path | None = None, count: Callable[[str], int] = smollm2_tokens, measure_raw: bool = False,
+                 keep_pages: bool = False):
         if driver not in DRIVERS: raise ValueError(f"driver must be one of {DRIVERS}, got {driver!r}")
         if max_page_steps < 1: raise ValueError(f"max_page_steps must be >= 1, got {max_page_steps}")
         self.env, self.driver_name, self.budget, self.max_page_steps, self.count = env, driver, budget, max_page_steps, count
         self.measure_raw = measure_raw            # also count the tokens of each page as served (for size reports; costs an encode)
+        self.keep_pages = keep_pages              # records keep each step's page: its pruned DOM, and its screenshot (Chromium with `shots`)
+        self.shots = Path(shots) if shots else None
         self.session = ShopSession(env)
         self.app = shop_app(self.session)
         self.server = None
@@ -98,7 +101,9 @@ def reset(self: ShopEnv, task: Task | str | int | None = None) -> Observation:
     "Start an episode on `task` at the shop's home page; returns the first observation."
     self.session.reset(task)
     self.steps: list[PageStep] = []
+    self.pages: list[dict] = []                   # with keep_pages: what each step's page was (see `record`)
     self.end = ""
+    if self.keep_pages and self.shots is not None and hasattr(self.driver, "shots"): self.driver.shots = self.shots/self.session.task.id
     self.driver.open("/")
     return self.observe()
 
@@ -128,10 +133,20 @@ def step(self: ShopEnv, output: Any) -> tuple[Observation, bool, PageStep | None
     st = PageStep(url, written, a.kind if a is not None else None, node, err is None, err, opening_tag(obs.dom, node),
                   [{"name": c.name, "arguments": c.arguments} for c in self.session.calls[n_calls:]], obs.tokens)
     self.steps.append(st)
+    if self.keep_pages: self.pages.append(self._page(obs))
     if not self.session.done and len(self.steps) >= self.max_page_steps: self.end = "max_page_steps"
     nxt = self.observe(note=err or "")
     st.env_s = time.perf_counter() - t0
     return nxt, self.done, st
+
+# %% ../../nbs/84_web_env.ipynb #6476d1f1
+@patch
+def _page(self: ShopEnv, obs: Observation) -> dict:
+    "What a kept page step adds to its record: the DOM the agent saw, and the screenshot of the step when the driver saved one."
+    shot = getattr(self.driver, "last_shot", None)
+    if shot is not None: self.driver.last_shot = None
+    return {"dom": obs.dom} | ({"screenshot": Path(shot).relative_to(self.shots.parent).as_posix()}
+                               if shot is not None and self.shots is not None else {})
 
 # %% ../../nbs/84_web_env.ipynb #38427ea2
 @patch
@@ -150,5 +165,6 @@ def episode(self: ShopEnv, messages: list[dict] | None = None, error: str | None
 def record(self: ShopEnv, messages: list[dict] | None = None, error: str | None = None) -> dict:
     "The runner's record of the current (or just finished) episode: the `Episode` fields and the page steps."
     w = self.episode(messages, error)
+    pages = self.pages if self.keep_pages else [{}] * len(w.steps)
     return w.episode.to_dict() | {"interface": "web", "driver": self.driver_name, "page_end": w.end,
-                                  "page_steps": [asdict(s) for s in w.steps]}
+                                  "page_steps": [asdict(s) | p for s, p in zip(w.steps, pages)]}

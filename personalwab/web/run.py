@@ -12,11 +12,12 @@ from .env import DRIVERS, ShopEnv
 from .gold import gold_trajectory
 
 # %% auto #0
-__all__ = ['WEB_KEYS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method', 'web_agent_factory',
-           'web_config', 'WebEnvs', 'run_web']
+__all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method',
+           'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
 WEB_KEYS = ("interface", "driver", "budget", "max_page_steps")
+SHOTS = "shots"    # the folder of a run's screenshots (kept pages on Chromium), inside the run's folder
 
 def web_settings(cfg: RunConfig) -> dict:
     "The web settings of `cfg` (from `env_params`), checked; `UsageError` naming the bad one."
@@ -30,12 +31,12 @@ def web_settings(cfg: RunConfig) -> dict:
     return out
 
 # %% ../../nbs/86_web_run.ipynb #a10034ff
-def web_env_factory(cfg: RunConfig, b: Benchmark, resources=None) -> ShopEnv:
-    "The `ShopEnv` of a web run: the runner's own `WebEnv` for `cfg` (web keys removed), behind the shop and the driver."
+def web_env_factory(cfg: RunConfig, b: Benchmark, resources=None, **display) -> ShopEnv:
+    "The `ShopEnv` of a web run: the runner's own `WebEnv` for `cfg` (web keys removed), behind the shop and the driver (`display`: `keep_pages`, `shots`)."
     from personalwab.runner import default_env_factory
     web = web_settings(cfg)
     plain = cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
-    return ShopEnv(default_env_factory(plain, b, resources), **web)
+    return ShopEnv(default_env_factory(plain, b, resources), **web, **display)
 
 # %% ../../nbs/86_web_run.ipynb #b2a9c7d2
 class GoldWebAgent:
@@ -67,7 +68,7 @@ def check_web_method(cfg: RunConfig) -> None:
         check_web_params(cfg.method, cfg.params)
 
 def web_agent_factory(cfg: RunConfig, b: Benchmark):
-    "The web agent of `cfg.method`: the gold oracle, or a model agent of [87](87_web_agents.ipynb) on the shared LLM of `cfg.agent_llm`."
+    "The web agent of `cfg.method`: the gold oracle, or a model agent of `personalwab.web.agents` on the shared LLM of `cfg.agent_llm`."
     check_web_method(cfg)
     if cfg.method == "oracle": return GoldWebAgent(b, **cfg.params)
     from personalwab.web.agents import web_agent
@@ -82,10 +83,10 @@ def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:
 # %% ../../nbs/86_web_run.ipynb #47bd25d7
 class WebEnvs:
     "The environment factory of one web run: builds each worker's `ShopEnv` (`web_env_factory`), remembers it, and closes them all at the end."
-    def __init__(self, resources=None): self.resources, self.envs, self._lock = resources, [], threading.Lock()
+    def __init__(self, resources=None, **display): self.resources, self.display, self.envs, self._lock = resources, display, [], threading.Lock()
 
     def __call__(self, cfg: RunConfig, b: Benchmark) -> ShopEnv:
-        se = web_env_factory(cfg, b, self.resources)
+        se = web_env_factory(cfg, b, self.resources, **self.display)
         with self._lock: self.envs.append(se)
         return se
 
@@ -98,12 +99,16 @@ class WebEnvs:
 
 # %% ../../nbs/86_web_run.ipynb #3276a83c
 def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "inprocess", progress: bool = True,
-            benchmark: Benchmark | None = None, resources=None, **web):
-    "Run (or resume) `cfg` on the web track with `driver`, through the package's runner; the environments it built are closed when it ends."
+            benchmark: Benchmark | None = None, resources=None, keep_pages: bool = False, **web):
+    """Run (or resume) `cfg` on the web track with `driver`, through the package's runner; the environments it built are closed when it ends.
+    `keep_pages`: the records keep each page step's pruned DOM and, on Chromium, its screenshot (in the run folder's `shots/`);
+    what is shown, not what is run: it is not part of the run's identity."""
     from personalwab.runner import run
+    from personalwab.runconfig import run_dir
     wcfg = web_config(cfg, driver, **web)
     web_settings(wcfg); check_web_method(wcfg)
-    envs = WebEnvs(resources)
+    display = {"keep_pages": True, "shots": run_dir(wcfg, out_dir)/SHOTS if driver == "chromium" else None} if keep_pages else {}
+    envs = WebEnvs(resources, **display)
     try: return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=envs,
                     benchmark=benchmark, resources=resources)
     finally: envs.close()
