@@ -48,13 +48,14 @@ EXPECTED = {
     "Figure 8 (action transitions)": "fig8_action_transitions.ipynb",
     "Figure 9 (results by attempt)": "fig9_attempts.ipynb",
     "The paper's findings, measured (verdict per claim)": "claims.ipynb",
+    "The web track beside the function track (not in the paper)": "web_track.ipynb",
 }
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
 # The published runs each notebook reads (keys of `published.plan_runs`, by prefix): a notebook none of whose runs has a
 # published record yet is skipped by the default profile (it would show empty tables) and says so.
 NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table4/",), "fig9": ("table4/",),
                  "table5": ("table5/", "table3/puma"), "table6": ("table6/",), "fig7": ("table3/", "table4/"),
-                 "claims": ("table3/", "table4/", "table5/", "table6/")}
+                 "claims": ("table3/", "table4/", "table5/", "table6/"), "web": ("web/",)}   # the web track: not in the plan yet
 
 def unpublished(stem: str, done: set[str]) -> bool:
     "Whether paper notebook `stem` reads published runs and none of them (keys in `done` have records) has a record yet."
@@ -66,6 +67,7 @@ def unpublished(stem: str, done: set[str]) -> bool:
 # instead of 256 and multi-turn episodes at 2 steps, and two episodes run at once (workers=2, one core each): this
 # profile shows that everything runs, not what the numbers are.
 QUICK = {"limit": 3, "single_limit": 3, "multi_limit": 3, "limits": {"recmind": 3}, "max_steps": 2, "n_users": 5, "workers": 2,
+         "max_page_steps": 4, "step_eval_limit": 2,
          "agent_params": {"constrained": True, "context_margin": 0.6, "max_tokens": 128},
          "puma_config": "configs/puma/quick.yaml"}
 QUICK_LABEL = ("> **Illustration only** (`make reproduce PROFILE=quick`): 3 tasks per table, one of each type, replies "
