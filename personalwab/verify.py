@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['verification_sample', 'action_sequence', 'RunCheck', 'compare_records', 'verify_run', 'verify_published',
-           'verification_markdown']
+__all__ = ['verification_sample', 'action_sequence', 'RunCheck', 'compare_records', 'cached_calls', 'verify_run',
+           'verify_published', 'verification_markdown']
 
 # %% ../nbs/38a_verify.ipynb #a488b4b9
 from .published import PublishedPlan, plan_runs, read_records_gz, results_dir
@@ -44,6 +44,7 @@ class RunCheck:
     seconds_published: float | None = None   # median seconds per task of the sample, published
     seconds_now: float | None = None         # and on this machine
     differing: list[str] = field(default_factory=list)   # task ids whose actions or scores differ
+    cached: int = 0             # model calls of the re-run answered from the response cache (then it re-ran nothing: an error)
     error: str | None = None    # why the run could not be verified
 
 # %% ../nbs/38a_verify.ipynb #50d88339
@@ -61,6 +62,11 @@ def compare_records(published: dict[str, dict], now: dict[str, dict]) -> tuple[i
         same += eq; largest = max(largest, d)
         if not eq or d > 0: differ.append(t)
     return same, largest, differ
+
+# %% ../nbs/38a_verify.ipynb #538cfbcb
+def cached_calls(records: Iterable[dict]) -> int:
+    "Model calls of `records` that the response cache answered."
+    return sum(bool(u.get("cached")) for r in records for u in r.get("usage") or [])
 
 # %% ../nbs/38a_verify.ipynb #cee3bc24
 def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
@@ -84,21 +90,25 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     chk.identical, chk.largest_diff, chk.differing = compare_records(pub, now)
     chk.seconds_published = _median(pub[t].get("wall_s") for t in now)
     chk.seconds_now = _median(x.get("wall_s") for x in now.values())
+    chk.cached = cached_calls(now.values())
+    if chk.cached: chk.error = f"{chk.cached} model calls answered from the response cache: not a re-run (set PERSONALWAB_LLM_CACHE=0)"
     return chk
 
 # %% ../nbs/38a_verify.ipynb #59a8fa34
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
                      names: Iterable[str] | None = None, log=print) -> "pd.DataFrame":
-    "Re-run a stratified sample of every published run of `plan` (see `verify_run`); one row per run."
+    "Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row per run."
     import pandas as pd
+    from fastcore.xtras import modified_env
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
     rows = []
     for key, (cfg, factory) in plan_runs(plan, puma).items():
         packed = root/cfg.name
         if not (packed/"run.json").exists() or (want is not None and cfg.name not in want): continue
         t0 = time.perf_counter()
-        try: chk = verify_run(packed, key, cfg, factory, scratch, per_type)
+        try:
+            with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type)   # models answer now
         except Exception as e: chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}")
         log(f"[verify] {key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} ({time.perf_counter() - t0:.0f}s)"
             + (f"; {chk.error}" if chk.error else ""))

@@ -140,6 +140,7 @@ def test_a_notebook_without_published_runs_is_skipped():
     assert not reproduce.unpublished("table3_single_turn", done) and not reproduce.unpublished("claims", done)
     assert reproduce.unpublished("table4_multi_turn", done) and reproduce.unpublished("fig8_action_transitions", done)
     assert reproduce.unpublished("table5_puma_ablation", done) and not reproduce.unpublished("table5_puma_ablation", done | {"table3/puma"})
+    assert reproduce.unpublished("table5_puma_ablation", done | {"table3/puma_gpt"})   # another run whose key starts alike
     assert not reproduce.unpublished("fig5_profile_consistency", set())           # reads no runs: always derived
     assert set(reproduce.NOTEBOOK_RUNS) | {"table2", "fig5"} >= {p.stem.split("_")[0] for p in (ROOT/"nbs"/"paper").glob("*.ipynb")}
 

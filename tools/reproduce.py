@@ -60,7 +60,7 @@ NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table
 def unpublished(stem: str, done: set[str]) -> bool:
     "Whether paper notebook `stem` reads published runs and none of them (keys in `done` have records) has a record yet."
     prefixes = next((v for k, v in NOTEBOOK_RUNS.items() if stem.startswith(k)), None)
-    return prefixes is not None and not any(k.startswith(prefixes) for k in done)
+    return prefixes is not None and not any(k.startswith(p) if p.endswith("/") else k == p for p in prefixes for k in done)   # "x/": every run of x
 
 # The quick profile's parameters (a notebook takes the ones it has; papermill only notes the others).
 # Decoding dominates a run on the CPU (a reply that runs to its cap costs ~20 s), so replies are capped at 128 tokens
