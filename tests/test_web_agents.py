@@ -1,6 +1,6 @@
 """The model web agents run for real: SmolLM2 on one task of each type of the default benchmark through `run_web`
-(every prompted method), and `personalwab run METHOD --interface web` on the tiny benchmark with the tiny Llama
-(the prompted and the fine-tuned methods), as a user runs them."""
+(three memories and ReAct's thoughts), and `personalwab run METHOD --interface web` on the tiny benchmark with the tiny
+Llama (a prompted, a ReAct, the fine-tuned and a planner method: the rules), as a user runs them."""
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
@@ -22,7 +22,7 @@ def check(rec: dict, steps: int) -> None:
 
 @pytest.mark.slow                                             # SmolLM2 reads ~1,500-token prompts: minutes on a shared CPU
 @pytest.mark.xdist_group("web_agents_smollm2")
-@pytest.mark.parametrize("method", ["no_memory", "relevant_memory", "puma_gpt"])
+@pytest.mark.parametrize("method", ["no_memory", "relevant_memory", "puma_gpt", "react"])
 def test_smollm2_on_pages(method, tmp_path):
     from personalwab.data import load_benchmark
     from personalwab.web.run import run_web
@@ -43,17 +43,19 @@ def _run(*args, cwd):
 def test_cli_runs_model_agents_on_pages(tmp_path):
     from personalwab.llm_hf import tiny_model_path
     (tmp_path/"web.yaml").write_text("env_params: {engine: bm25s, max_page_steps: 2}\nparams: {max_tokens: 16}\n")
-    for method, extra in (("no_memory", []), ("scribe", ["--param", f"model={tiny_model_path()}"])):
+    for method, extra in (("no_memory", []), ("react", []), ("rules", []), ("scribe", ["--param", f"model={tiny_model_path()}"])):
         r = _run(method, "--interface", "web", "--data", "tiny", "--agent-llm", "tiny", "--config", str(tmp_path/"web.yaml"),
                  "--out-dir", str(tmp_path/"runs"), "--no-progress", *extra, cwd=tmp_path)
         assert r.returncode == 0, r.stderr[-3000:]
         (d,) = (tmp_path/"runs").glob(f"{method}-single-*")
         (rec,) = records(d)
-        check(rec, 2)
+        if method == "rules":                                 # a planner: one logged call per function call, not per page step
+            assert rec.get("error") is None and rec["step_metrics"]["steps"] >= 1 and all(s["ok"] for s in rec["page_steps"])
+        else: check(rec, 2)
     env = json.loads(next((tmp_path/"runs").glob("scribe-single-*/env.json")).read_text())
     assert str(tiny_model_path()) in json.dumps(env)
 
-@pytest.mark.parametrize("args,why", [(["react"], "no web agent for method 'react'"),
+@pytest.mark.parametrize("args,why", [(["nonesuch"], "no web agent for method 'nonesuch'"),
                                       (["no_memory", "--param", "memroy_length=3"], "params.memroy_length: no such parameter"),
                                       (["no_memory", "--agent-llm", "smolm2"], "agent_llm: unknown LLM backend 'smolm2'"),
                                       (["scribe", "--param", "model=/nowhere/final"], "params.model: no model at /nowhere/final"),

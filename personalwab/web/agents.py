@@ -6,26 +6,32 @@
 from __future__ import annotations
 from dataclasses import asdict, replace
 from pathlib import Path
-from ..agents import Agent, Turns, fit_memory, CONTEXT_MARGIN
+from ..agents import Agent, Turns, fit_memory, CONTEXT_MARGIN, REFLECTION_PROMPT, interec_store, transcript
 from fastcore.basics import patch
 from ..llm import LLM, get_llm
-from ..memory import Memory, TaskSpecificMemory, get_memory, memory_length, PUMA_MEMORY_LENGTH
-from ..methods import check_agent, check_params
+from ..memory import (Memory, InteRecMemory, InteRecProfiles, TaskSpecificMemory, get_memory, interec_update_messages,
+                                memory_length, parse_profile_update, PUMA_MEMORY_LENGTH)
+from ..methods import NO_LLM_METHODS, agent_params, check_agent, check_params, get_agent, method_params
 from ..puma_agent import identify_function
 from ..runconfig import UsageError
 from ..schema import Benchmark, Task
-from .env import ShopEnv
+from .env import PageStep, ShopEnv
 from .gold import StepScore, evaluate_steps, step_metrics
 from .observation import Observation
-from .prompt import fit_step_messages, previous_steps, step_prompt
+from .prompt import WEB_SYSTEM, chat_text, fit_step_messages, previous_steps, step_prompt
+from .planned import PlannedWebAgent
+
 
 # %% auto #0
-__all__ = ['WEB_AGENTS', 'PromptedWebAgent', 'PumaWebAgent', 'scribe_model', 'ScribeWebAgent', 'check_web_params', 'web_agent']
+__all__ = ['REACT_WEB_SYSTEM', 'WEB_AGENTS', 'PLANNED_METHODS', 'PLANNER_KEYS', 'PromptedWebAgent', 'PumaWebAgent',
+           'ReActWebAgent', 'InteRecWebAgent', 'scribe_model', 'ScribeWebAgent', 'web_method_params',
+           'check_web_params', 'web_agent']
 
 # %% ../../nbs/87_web_agents.ipynb #a0d2cfa9
 class PromptedWebAgent(Agent):
     "An LLM acting on the shop's pages, one ScribeAgent-style step per call, with a memory of the user."
     name = "web_prompted"
+    system = WEB_SYSTEM          # the step prompt's system message (ReAct's asks for a thought first)
 
     def __init__(self, llm: LLM | str, b: Benchmark, memory: Memory | str = "none", *, memory_length: int | None = None,
                  context_margin: float = CONTEXT_MARGIN, max_tokens: int = 384, step_eval: bool = True,
@@ -56,7 +62,7 @@ class PromptedWebAgent(Agent):
 def memory_text(self: PromptedWebAgent, se: ShopEnv, ts: Turns) -> str:
     "The memory of the episode's user for the prompt ('' for no memory), fitted to the context; what fitted goes to `ts.memory_fit`."
     task = se.session.task
-    def first(xs): return fit_step_messages(se.obs, [], self.memory.render(self.b, task, xs), self.llm.prompt_tokens, None)[0]
+    def first(xs): return fit_step_messages(se.obs, [], self.memory.render(self.b, task, xs), self.llm.prompt_tokens, None, system=self.system)[0]
     kept, info = fit_memory(self.llm, first, self.memory.select(self.b, task, self.k(se)), None, self.max_tokens, self.context_margin)
     if self.memory.name != "none": ts.memory_fit = {"configured": self.k(se)} | info
     return self.memory.render(self.b, task, kept)
@@ -65,7 +71,7 @@ def memory_text(self: PromptedWebAgent, se: ShopEnv, ts: Turns) -> str:
 @patch
 def next_step(self: PromptedWebAgent, ts: Turns, obs: Observation, previous: list[str], memory: str):
     "One step's call: the input fitted to the context, the model's answer, and the logged turn (the page left out)."
-    msgs, n = fit_step_messages(obs, previous, memory, self.llm.prompt_tokens, self.limit)
+    msgs, n = fit_step_messages(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
     c = self.call(ts, msgs)
     if not ts.messages: ts.messages.append(msgs[0])
     ts.messages += [{"role": "user", "content": step_prompt(replace(obs, dom=f"[the page: {n} tokens]"), previous, memory if len(ts.messages) == 1 else "")},
@@ -84,7 +90,9 @@ def solve(self: PromptedWebAgent, env: ShopEnv, task: Task, seed: int | None = N
         c = self.next_step(ts, obs, previous_steps(env.steps, doms), memory)
         if c.usage.timed_out or (c.error and not c.text): ts.error = c.error; break
         doms.append(obs.dom)
-        obs = env.step(c.text)[0]
+        obs, _, st = env.step(c.text)
+        memory = self.after_step(env, ts, st, memory)
+    self.after_episode(env, ts)
     rec = env.record(ts.messages, ts.error)
     if self.step_eval and ts.error is None:
         scores = self.gold_step_scores(env, task, ts, memory)
@@ -92,13 +100,23 @@ def solve(self: PromptedWebAgent, env: ShopEnv, task: Task, seed: int | None = N
     rec["usage"] += ts.side_usage
     return rec
 
+# %% ../../nbs/87_web_agents.ipynb #73e32ab4
+@patch
+def after_step(self: PromptedWebAgent, env: ShopEnv, ts: Turns, st: PageStep | None, memory: str) -> str:
+    "The memory the next step's prompt shows after page step `st` (here: unchanged)."
+    return memory
+
+@patch
+def after_episode(self: PromptedWebAgent, env: ShopEnv, ts: Turns) -> None:
+    "What the agent does when its episode ends, before the record is taken (here: nothing)."
+
 # %% ../../nbs/87_web_agents.ipynb #ca50a0ce
 @patch
 def gold_step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns, memory: str = "") -> list[StepScore]:
     "Mind2Web's scores of the model's step at each gold step of `task` (the first `step_eval_limit`) with the episode's `memory`; side calls."
     doms, probe = [], Turns(env.env, task, ts.seed)
     def policy(obs: Observation) -> str:
-        msgs, _ = fit_step_messages(obs, previous_steps(env.steps, doms), memory, self.llm.prompt_tokens, self.limit)
+        msgs, _ = fit_step_messages(obs, previous_steps(env.steps, doms), memory, self.llm.prompt_tokens, self.limit, system=self.system)
         c = self.call(probe, msgs, purpose="step_eval")
         doms.append(obs.dom)
         return c.text
@@ -127,6 +145,56 @@ class PumaWebAgent(PromptedWebAgent):
         ts.side_usage.append(c.usage.to_dict() | {"counted": False, "purpose": "function_identification"})
         return self.memory.build(self.b, se.session.task, self.k(se), function=fn) if fn else ""
 
+# %% ../../nbs/87_web_agents.ipynb #7442d4e6
+REACT_WEB_SYSTEM = WEB_SYSTEM.replace("Write it in this form and nothing else:\n",
+    "First think: write one line `Thought:` with what you know of the user and what the next step should achieve.\n"
+    "Then write the step in this form and nothing else:\n")
+
+class ReActWebAgent(PromptedWebAgent):
+    "ReAct on pages: a thought before each step (Last memory by default); `reflection=True` reflects on each answer of the user."
+    name = "web_react"
+    system = REACT_WEB_SYSTEM
+
+    def __init__(self, llm: LLM | str, b: Benchmark, memory: Memory | str = "last", *, reflection: bool = False, **kw):
+        super().__init__(llm, b, memory, **kw)
+        self.reflection = bool(reflection)
+
+    @property
+    def params(self) -> dict: return super().params | {"reflection": self.reflection, "thought": True}
+
+# %% ../../nbs/87_web_agents.ipynb #66feb00d
+@patch
+def after_step(self: ReActWebAgent, env: ShopEnv, ts: Turns, st: PageStep | None, memory: str) -> str:
+    "With `reflection`, after a message the user answered: one reflection side call, added to the memory the next steps show."
+    chat = env.session.chat
+    if not (self.reflection and st is not None and st.ok and st.kind == "message" and len(chat) > 2 and chat[-1]["role"] == "user"):
+        return memory
+    prompt = REFLECTION_PROMPT.format(instruction=ts.task.task, transcript=chat_text(chat[:-1]), feedback=chat[-1]["content"])
+    c = self.call(ts, [{"role": "user", "content": prompt}], purpose="reflection")
+    return f"{memory}\nReflection: {c.text.strip()}".strip() if c.text.strip() else memory
+
+# %% ../../nbs/87_web_agents.ipynb #2f4084fa
+class InteRecWebAgent(PromptedWebAgent):
+    "InteRecAgent on pages: its memory (history + like/dislike/expect), and the profile update after each episode."
+    name = "web_interecagent"
+
+    def __init__(self, llm: LLM | str, b: Benchmark, *, profiles_path: str | Path | None = None,
+                 profiles: InteRecProfiles | None = None, **kw):
+        self.profiles_path = str(profiles_path) if profiles_path else None
+        self.store = profiles or interec_store(profiles_path)
+        super().__init__(llm, b, InteRecMemory(self.store), **kw)
+
+    @property
+    def params(self) -> dict: return super().params | {"profiles_path": self.profiles_path}
+
+    def solve(self, env: ShopEnv, task: Task, seed: int | None = None) -> dict:
+        with self.store.lock(task.user_id): return super().solve(env, task, seed)
+
+    def after_episode(self, env: ShopEnv, ts: Turns) -> None:
+        c = self.call(ts, interec_update_messages(transcript(ts.messages[1:])), purpose="profile_update")
+        self.store.update(ts.task.user_id, parse_profile_update(c.text))
+        if self.store.path: self.store.save()
+
 # %% ../../nbs/87_web_agents.ipynb #42f4639f
 def scribe_model(model: str) -> str:
     "The LLM spec of `model`: a web training config's (88) merged model, an LLM spec as given, or a checkpoint folder (`hf:`)."
@@ -154,23 +222,45 @@ class ScribeWebAgent(PromptedWebAgent):
     def params(self) -> dict: return super().params | {"model": self.model}
 
 # %% ../../nbs/87_web_agents.ipynb #38ebf9fb
-WEB_AGENTS: dict[str, tuple[type, dict]] = {
+WEB_AGENTS: dict[str, tuple[type, dict]] = {             # page agents: method -> (class, the settings the name fixes)
     "no_memory": (PromptedWebAgent, {"memory": "none"}),
+    "random_memory": (PromptedWebAgent, {"memory": "random"}),   # drawn with the run's seed (`web_agent`)
+    "last_memory": (PromptedWebAgent, {"memory": "last"}),
     "relevant_memory": (PromptedWebAgent, {"memory": "relevant"}),
+    "recmind": (PromptedWebAgent, {"memory": "recmind"}),
+    "react": (ReActWebAgent, {"reflection": False}),
+    "reflection": (ReActWebAgent, {"reflection": True}),
+    "interecagent": (InteRecWebAgent, {}),
     "puma_gpt": (PumaWebAgent, {}),
     "scribe": (ScribeWebAgent, {}),
 }
+PLANNED_METHODS = ("rules", "rules_category", "puma")      # function-calling by construction: planners on pages (86b)
+PLANNER_KEYS = ("step_eval", "step_eval_limit")
+
+def web_method_params(method: str) -> dict:
+    "The parameters `--param` may set for the web agent of `method` (a name of `WEB_AGENTS` or `PLANNED_METHODS`), with their types."
+    if method in PLANNED_METHODS:
+        return method_params(method) | {k: t for k, t in agent_params(PlannedWebAgent).items() if k in PLANNER_KEYS}
+    return method_params(method, WEB_AGENTS[method][0])
 
 def check_web_params(method: str, params: dict) -> None:
     "`UsageError` for a parameter the web agent of `method` does not take, a value of another type, or a `scribe` model that is not there."
+    if method in PLANNED_METHODS:                           # the method's own parameters, and the planner's step evaluation
+        check_params(method, {k: v for k, v in params.items() if k not in PLANNER_KEYS})
+        check_params(method, {k: v for k, v in params.items() if k in PLANNER_KEYS}, PlannedWebAgent)
+        return
     check_params(method, params, WEB_AGENTS[method][0])
     if method == "scribe" and "model" in params and (spec := scribe_model(params["model"])).startswith("hf:") \
             and not (Path(spec[3:])/"config.json").exists():
         raise UsageError(f"params.model: no model at {spec[3:]} (train it: python -m personalwab.web.train all --config CONFIG)")
 
-def web_agent(method: str, llm: LLM | str, b: Benchmark, **params):
-    "The model web agent of `method` (a name of `WEB_AGENTS`) on `llm`."
+def web_agent(method: str, llm: LLM | str | None, b: Benchmark, **params):
+    "The web agent of `method` (a name of `WEB_AGENTS` or `PLANNED_METHODS`) on `llm` (None for the rules)."
+    if method in PLANNED_METHODS:
+        plan = {k: params.pop(k) for k in PLANNER_KEYS if k in params}
+        return PlannedWebAgent(get_agent(method, llm, b, **params), **plan)
     cls, fixed = WEB_AGENTS[method]
+    if fixed.get("memory") == "random": fixed = fixed | {"memory": get_memory("random", seed=2024 + int(params.get("seed") or 0))}
     agent = cls(llm, b, **fixed, **params)
     agent.name = method
     return check_agent(agent)

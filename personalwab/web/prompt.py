@@ -88,25 +88,25 @@ def step_prompt(obs: Observation, previous: list[str], memory: str = "") -> str:
     if obs.note: parts.append(f"The last action failed: {obs.note}")
     return "\n".join(parts + [f"HTML:\n{obs.dom}", f"Write step {len(previous) + 1}."])
 
-def step_messages(obs: Observation, previous: list[str], memory: str = "") -> list[dict]:
-    "The chat messages of one step: the system prompt and the step's input."
-    return [{"role": "system", "content": WEB_SYSTEM}, {"role": "user", "content": step_prompt(obs, previous, memory)}]
+def step_messages(obs: Observation, previous: list[str], memory: str = "", system: str = WEB_SYSTEM) -> list[dict]:
+    "The chat messages of one step: the system prompt (`system`: the agent's, by default `WEB_SYSTEM`) and the step's input."
+    return [{"role": "system", "content": system}, {"role": "user", "content": step_prompt(obs, previous, memory)}]
 
 # %% ../../nbs/86a_web_prompt.ipynb #86942d3d
 def fit_observation(obs: Observation, previous: list[str], memory: str, prompt_tokens: Callable[[list[dict]], int],
-                    limit: int | None, count: Callable[[str], int] = smollm2_tokens, tries: int = 6) -> Observation:
+                    limit: int | None, count: Callable[[str], int] = smollm2_tokens, tries: int = 6, system: str = WEB_SYSTEM) -> Observation:
     "`obs` with its DOM cut (at element boundaries, the end kept) until the step's prompt is at most `limit` tokens (None: as it is)."
     if limit is None: return obs
-    rest = prompt_tokens(step_messages(replace(obs, dom=""), previous, memory))   # the prompt without the page
+    rest = prompt_tokens(step_messages(replace(obs, dom=""), previous, memory, system))   # the prompt without the page
     for _ in range(tries):
-        if not obs.dom or (total := prompt_tokens(step_messages(obs, previous, memory))) <= limit: break
+        if not obs.dom or (total := prompt_tokens(step_messages(obs, previous, memory, system))) <= limit: break
         share = max(limit - rest, 0) / max(total - rest, 1)      # of the page's tokens (the model's), what may stay
         dom, _, _, n = fit(obs.dom, max(int(obs.tokens * share) - 1, 0), count)
         obs = replace(obs, dom=dom, tokens=n, truncated=True, nodes=kept_nodes(dom))
     return obs
 
 def fit_step_messages(obs: Observation, previous: list[str], memory: str, prompt_tokens: Callable[[list[dict]], int],
-                      limit: int | None, count: Callable[[str], int] = smollm2_tokens) -> tuple[list[dict], int]:
+                      limit: int | None, count: Callable[[str], int] = smollm2_tokens, system: str = WEB_SYSTEM) -> tuple[list[dict], int]:
     "The step's messages with the DOM cut until the prompt is at most `limit` tokens (`fit_observation`), and the DOM's tokens."
-    o = fit_observation(obs, previous, memory, prompt_tokens, limit, count)
-    return step_messages(o, previous, memory), o.tokens
+    o = fit_observation(obs, previous, memory, prompt_tokens, limit, count, system=system)
+    return step_messages(o, previous, memory, system), o.tokens

@@ -23,14 +23,15 @@ UNTUNED = ("constrained",)   # function-track settings with no meaning on pages 
 
 def web_params(method: str, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
     "The web agent's params for `method`: the function track's `agent_params` it takes (but `UNTUNED`), and `memory_lengths` as a memory length."
-    from personalwab.methods import method_params
     from personalwab.memory import ORIGINAL_MEMORY_LENGTH
     from personalwab.experiments import memory_params
-    from personalwab.web.agents import WEB_AGENTS
+    from personalwab.web.agents import web_method_params
     memory_params(memory_lengths)
-    takes = method_params(method, WEB_AGENTS[method][0])
+    takes = web_method_params(method)
     p = {k: v for k, v in (agent_params or {}).items() if k in takes and k not in UNTUNED}
-    if memory_lengths == "original" and method in ("relevant_memory", "puma_gpt"): p["memory_length"] = ORIGINAL_MEMORY_LENGTH
+    if memory_lengths == "original":                 # 10 behaviours for every memory, as the function track's runs
+        if "original_memory_length" in takes: p["original_memory_length"] = True     # a planner: the function agent's own switch
+        elif "memory_length" in takes and method not in ("no_memory", "scribe"): p["memory_length"] = ORIGINAL_MEMORY_LENGTH
     return p
 
 # %% ../../nbs/89_web_report.ipynb #448694dd
@@ -39,12 +40,16 @@ def web_configs(configs: dict, methods, driver: str = "inprocess", agent_params:
     """One web run per method of `methods` on the tasks, models, seed and track of the function track's `configs` (the
     method's own config, else the first config of a method that is not the trained PUMA), with `driver` and the `web` settings
     (`max_page_steps`, `budget`); `method_params` adds params per method (e.g. `{"scribe": {"model": ...}}`)."""
+    from personalwab.web.agents import PLANNED_METHODS
     base = next((c for c in configs.values() if c.method != "puma"), None)
     if base is None: raise ValueError("no function-track config to take the tasks and models from: give at least one method other than the trained PUMA")
     out = {}
     for m in methods:
         if m not in WEB_METHODS: raise ValueError(f"no web agent for method {m!r}; web methods: {', '.join(WEB_METHODS)}")
-        p = {} if m == "oracle" else web_params(m, agent_params, memory_lengths) | (method_params or {}).get(m, {})
+        if m == "oracle": p = {}
+        elif m in PLANNED_METHODS and m in configs: p = dict(configs[m].params)     # a planner is its function-track agent: the twin's params
+        else: p = web_params(m, agent_params, memory_lengths)
+        p |= (method_params or {}).get(m, {}) if m != "oracle" else {}
         out[m] = web_config(configs.get(m, base).model_copy(update={"method": m, "params": p}), driver, **web)
     return out
 

@@ -54,7 +54,8 @@ class GoldWebAgent:
         return env.record()
 
 # %% ../../nbs/86_web_run.ipynb #7411047f
-WEB_METHODS = ("oracle", "no_memory", "relevant_memory", "puma_gpt", "scribe")
+WEB_METHODS = ("oracle", "rules", "rules_category", "no_memory", "random_memory", "last_memory", "relevant_memory", "recmind",
+               "react", "reflection", "interecagent", "puma_gpt", "puma", "scribe")   # every function-track method, and scribe (87)
 
 def check_web_method(cfg: RunConfig) -> None:
     "`UsageError` unless `cfg.method` has a web agent and takes `cfg.params` (before a run starts, not as an error record per task)."
@@ -62,7 +63,7 @@ def check_web_method(cfg: RunConfig) -> None:
         raise UsageError(f"no web agent for method {cfg.method!r}; web methods: {', '.join(WEB_METHODS)}")
     from personalwab.runner import check_names
     # the run's other names (agent LLM, user LLM, engine, data) as a function-track run of a method with (or without) an LLM checks them
-    check_names(cfg.model_copy(update={"method": "oracle" if cfg.method == "oracle" else "no_memory", "params": {}}))
+    check_names(cfg.model_copy(update={"method": "no_memory" if cfg.method == "scribe" else cfg.method, "params": {}}))
     if cfg.method != "oracle":
         from personalwab.web.agents import check_web_params
         check_web_params(cfg.method, cfg.params)
@@ -73,7 +74,8 @@ def web_agent_factory(cfg: RunConfig, b: Benchmark):
     if cfg.method == "oracle": return GoldWebAgent(b, **cfg.params)
     from personalwab.web.agents import web_agent
     from personalwab.resources import shared_llm
-    return web_agent(cfg.method, shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
+    from personalwab.methods import NO_LLM_METHODS
+    return web_agent(cfg.method, None if cfg.method in NO_LLM_METHODS else shared_llm(cfg.agent_llm), b, **agent_kwargs(cfg))
 
 # %% ../../nbs/86_web_run.ipynb #1c26633d
 def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:

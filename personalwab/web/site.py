@@ -81,6 +81,7 @@ class ShopSession:
         self.task = self.env.task
         self.listings: list[Listing] = []
         self.calls: list[ShopCall] = []
+        self.results: list[StepResult] = []    # what the environment answered each logged call (its observation: read by 86b)
         self.chat: list[dict] = [{"role": "user", "content": self.task.task}]
         self.notice: str | None = None
         self.reviews = reviews_by_product(self.b, self.task.timestamp)
@@ -102,6 +103,7 @@ def call(self: ShopSession, url: str, name: str, arguments: dict, page: dict | N
     r = self.env.step(Action(name, arguments))
     if not was_done:
         self.calls.append(ShopCall(url, name, dict(arguments), bool(r.info.get("ok", False)), r.done, r.reward, dict(page or {})))
+        self.results.append(r)
     self.notice = _end_notice(r)
     return r
 
