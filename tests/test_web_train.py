@@ -8,9 +8,11 @@ from personalwab.web.train import WEB_STAGES, load_web_config, run_pipeline
 
 def test_configs_load_and_match_the_evaluation():
     from personalwab.web.observation import DOM_BUDGET
-    full = load_web_config(repo_root()/"configs/web/scribe.yaml")
+    full = load_web_config(repo_root()/"configs/web/scribe-full.yaml")
     assert full.base_model == "smollm2" and full.prepare.limit is None and full.prepare.budget == DOM_BUDGET
     assert full.sft.max_length >= 8192 and full.gate.require_gain
+    cpu = load_web_config(repo_root()/"configs/web/scribe.yaml")          # the one trained here: the web track's budget
+    assert (cpu.prepare.per_type, cpu.prepare.steps_per_task, cpu.prepare.budget, cpu.gate.require_gain) == (40, 6, 1024, True)
     load_web_config(repo_root()/"configs/web/tiny.yaml")
 
 @pytest.mark.slow                                             # a LoRA SFT loop, twice (about a minute)

@@ -24,14 +24,16 @@ from .prompt import fit_observation, previous_steps, step_messages, step_text
 
 # %% auto #0
 __all__ = ['WEB_STAGES', 'NO_CUT', 'WEB_RUNNERS', 'WebPrepareCfg', 'WebSFTCfg', 'WebGateCfg', 'WebTrainConfig', 'load_web_config',
-           'page_step_examples', 'prompted_agent', 'web_env', 'run_prepare', 'run_sft', 'run_merge', 'gate_scores',
-           'run_gate', 'web_train_cli']
+           'kept_steps', 'page_step_examples', 'prompted_agent', 'web_env', 'stratified_subset', 'run_prepare',
+           'run_sft', 'run_merge', 'gate_scores', 'run_gate', 'web_train_cli']
 
 # %% ../../nbs/88_web_train.ipynb #3cbd97d5
 class WebPrepareCfg(_Cfg):
     "The SFT examples: one per gold page step of the training tasks."
     split: str = "train"
     limit: int | None = None              # tasks: a seeded random subset of the split (None: all of it)
+    per_type: int | None = Field(None, gt=0)        # tasks: instead, a seeded subset of this many of each type
+    steps_per_task: int | None = Field(None, ge=2)  # examples per task: the first, the last and evenly spaced gold steps (None: every step)
     track: str = "single"                 # the gold trajectories' track (multi adds the Done click)
     engine: str = "pyserini"              # the search engine behind the shop's results pages
     budget: int = Field(DOM_BUDGET, gt=0) # DOM tokens (SmolLM2's), the evaluation's `ShopEnv(budget=...)`
@@ -76,17 +78,26 @@ def load_web_config(path: str | Path | None = None, overrides: list[str] | dict 
 # %% ../../nbs/88_web_train.ipynb #e1ad60dc
 NO_CUT = 10**9   # the replay environment's budget: the page whole, cut per example instead
 
-def page_step_examples(se: ShopEnv, task: Task, budget: int, prompt_tokens, limit: int | None) -> tuple[list[Example], dict]:
-    "One SFT example per gold page step of `task` (replayed in `se`), the DOM cut to `budget` then to `limit`; and what was dropped or cut."
+def kept_steps(n: int, k: int | None) -> list[int]:
+    "The gold steps (1-based) of an `n`-step trajectory that give examples: all if `k` is None or `n <= k`, else the first, the last and `k - 2` evenly spaced between."
+    if k is None or n <= k: return list(range(1, n + 1))
+    return [1 + round(j * (n - 1) / (k - 1)) for j in range(k)]
+
+def page_step_examples(se: ShopEnv, task: Task, budget: int, prompt_tokens, limit: int | None,
+                       keep: int | None = None) -> tuple[list[Example], dict]:
+    "An SFT example per gold page step of `task` (replayed in `se`; `keep`: at most so many, `kept_steps`), the DOM cut to `budget` then to `limit`; and what was dropped or cut."
     se.reset(task)
-    out, doms, info = [], [], {"steps": 0, "target_cut": 0, "dom_truncated": 0}
-    for i, g in enumerate(gold_trajectory(se.env.b, se.session.task, se.env.track), 1):
+    out, doms, info = [], [], {"steps": 0, "target_cut": 0, "dom_truncated": 0, "not_kept": 0}
+    gold = gold_trajectory(se.env.b, se.session.task, se.env.track)
+    kept = set(kept_steps(len(gold), keep))
+    for i, g in enumerate(gold, 1):
         obs, a = se.obs, g.on(se.driver.tree())
         dom, cut, _, n = fit(obs.dom, budget, smollm2_tokens)
         prev = previous_steps(se.steps, doms)
         o = fit_observation(replace(obs, dom=dom, tokens=n, truncated=cut, nodes=kept_nodes(dom)), prev, "", prompt_tokens, limit)
         info["steps"] += 1; info["dom_truncated"] += o.truncated
-        if a.node is not None and a.node not in o.nodes: info["target_cut"] += 1
+        if i not in kept: info["not_kept"] += 1
+        elif a.node is not None and a.node not in o.nodes: info["target_cut"] += 1
         else: out.append(Example(f"{task.id}/{i:02d}", "web_step", task.type, task.function, step_messages(o, prev), step_text(i, a, o.dom),
                                  {"step": i, "url": obs.url, "dom_tokens": o.tokens, "page_tokens": obs.tokens}))
         doms.append(o.dom)
@@ -109,14 +120,24 @@ def web_env(cfg: WebTrainConfig, b: Benchmark, budget: int) -> ShopEnv:
     return ShopEnv(make_env(b, cfg.prepare.track, engine=cfg.prepare.engine), budget=budget)
 
 # %% ../../nbs/88_web_train.ipynb #267a6a51
+def stratified_subset(b: Benchmark, split: str, per_type: int, seed: int) -> list[Task]:
+    "A seeded random subset of `split` with `per_type` tasks of each type (all of a type that has fewer), in split order."
+    import random
+    ts, keep = b.split(split), set()
+    for ty in TASK_TYPES:
+        ids = [t.id for t in ts if t.type == ty]
+        keep |= set(random.Random(f"{seed}/{ty}").sample(ids, min(per_type, len(ids))))
+    return [t for t in ts if t.id in keep]
+
 def run_prepare(cfg: WebTrainConfig) -> dict:
     "Stage `prepare`: the page-step examples of the training tasks (`web_step.jsonl`); returns their counts and token lengths."
     b, c = benchmark(cfg), cfg.prepare
     llm = get_llm(f"hf:{base_model_path(cfg)}")
     agent, se = prompted_agent(cfg, llm, b), web_env(cfg, b, NO_CUT)
-    exs, info = [], {"tasks": 0, "steps": 0, "target_cut": 0, "dom_truncated": 0}
-    for t in sample_split(b, c.split, c.limit, cfg.seed):
-        e, i = page_step_examples(se, t, c.budget, llm.prompt_tokens, agent.limit)
+    exs, info = [], {"tasks": 0, "steps": 0, "target_cut": 0, "dom_truncated": 0, "not_kept": 0}
+    tasks = stratified_subset(b, c.split, c.per_type, cfg.seed) if c.per_type else sample_split(b, c.split, c.limit, cfg.seed)
+    for t in tasks:
+        e, i = page_step_examples(se, t, c.budget, llm.prompt_tokens, agent.limit, c.steps_per_task)
         exs += e; info = {k: info[k] + (i | {"tasks": 1})[k] for k in info}
     se.close()
     write_jsonl(cfg.dir("prepare")/"web_step.jsonl", [e.to_dict() for e in exs])
