@@ -87,3 +87,20 @@ def test_kept_pages_of_a_chromium_run_name_their_screenshots(tmp_path):
     assert rec["function_acc"] == 1.0 and len(shots) == 4
     assert all(s.startswith(f"{SHOTS}/{rec['task_id']}/") and (r.dir/s).stat().st_size > 5_000 for s in shots), shots
     assert all(s["dom"] for s in rec["page_steps"])
+
+
+def test_a_planner_runs_alike_in_chromium(tmp_path):
+    "The rules as a planner (web.planned) on the tiny benchmark's tasks: in Chromium the same page steps, calls and scores as in process."
+    from personalwab.runconfig import RunConfig
+    from personalwab.schema import tiny_benchmark
+    from personalwab.web.run import run_web
+    import json
+    cfg = RunConfig(method="rules", split="train", env_params={"engine": "bm25s"})
+    got = {}
+    for driver in ("inprocess", "chromium"):
+        r = run_web(cfg, tmp_path/driver, driver=driver, progress=False, benchmark=tiny_benchmark())
+        assert r.ran > 0 and r.errors == 0
+        recs = sorted((json.loads(l) for l in (r.dir/"results.jsonl").read_text().splitlines()), key=lambda x: x["task_id"])
+        got[driver] = [(x["task_id"], x["function_acc"], x["result_acc"], x["actions"],
+                        [(s["url"], s["action"], s["ok"], s["calls"]) for s in x["page_steps"]], x["step_metrics"]) for x in recs]
+    assert got["inprocess"] == got["chromium"]
