@@ -387,7 +387,7 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 # %% ../nbs/90_cli.ipynb #68044424
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Make the runs folder from results/: every published run (records added, never removed), the recommender they used and the plan's PUMA model."
+    "Make the runs folder from results/: every published run (records added, never removed), the recommender they used, the plan's PUMA model and its web agent."
     from personalwab.published import restore_all, restore_puma, restore_sasrec
     from personalwab.experiments import puma_config
     with cli_errors("publish restore"):
@@ -396,7 +396,14 @@ def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
         restore_sasrec(p.data, results)
         with modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {})):
             meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
-        print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else ""))
+            web = None
+            if "scribe" in p.web_methods:                     # the specialised web agent the web runs used
+                from personalwab.published import restore_web_agent
+                from personalwab.web.train import load_web_config
+                from personalwab.config import repo_root
+                web = restore_web_agent(load_web_config(repo_root()/p.scribe_config), results, log=lambda *a: None)
+        print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else "")
+              + (f"; the web agent {web['version'] or ''} (stages {', '.join(web['done'])})" if web else ""))
 
 app.add_typer(publish_app, name="publish")
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import gzip, hashlib, io, json, os, time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # %% auto #0
-__all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz', 'read_records_gz',
-           'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
-           'load_plan', 'plan_runs', 'notebook_parameters', 'progress', 'pack_puma', 'restore_puma', 'pack_sasrec',
-           'restore_sasrec', 'compute', 'rescore_published']
+__all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz',
+           'read_records_gz', 'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
+           'PublishedPlan', 'load_plan', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
+           'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
+           'pack_sasrec', 'restore_sasrec', 'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -192,6 +193,13 @@ class PublishedPlan(BaseModel):
     puma_config: str = "configs/puma/published.yaml"
     budgets: list[int] = [256, 512, 768]    # Table 6
     workers: int = 2
+    # the web track (not in the paper): these methods on the shop's pages, on the same tasks as their function-track twins
+    web_methods: list[str] = []
+    web_budget: int = 1024                  # DOM tokens per page, as the specialised agent was trained
+    web_max_page_steps: int = 12
+    web_step_eval_limit: int | None = 6     # gold steps per task scored for Mind2Web's step metrics
+    web_driver: str = "inprocess"
+    scribe_config: str = "configs/web/scribe.yaml"   # the specialised web agent's training (`scribe`)
 
 # %% ../nbs/38_published.ipynb #43056557
 PLAN_FILE = "configs/published.yaml"
@@ -206,6 +214,20 @@ def load_plan(path: str | Path | None = None) -> PublishedPlan:
     except ValidationError as e: raise ValueError(one_line(e, str(path))) from None
 
 # %% ../nbs/38_published.ipynb #1c408147
+def web_plan_runs(plan: PublishedPlan, single: dict, multi: dict) -> dict[str, tuple[RunConfig, Any]]:
+    "The web runs of `plan` (`web/<track>/<method>`): each method on pages with its function-track twin's tasks, models and seed (`single`, `multi`)."
+    if not plan.web_methods: return {}
+    from personalwab.web.report import web_configs
+    per = {m: {"step_eval_limit": plan.web_step_eval_limit} for m in plan.web_methods if m != "oracle"}
+    if "scribe" in per: per["scribe"] |= {"model": plan.scribe_config}
+    out = {}
+    for track, fn in (("single", single), ("multi", multi)):
+        if fn:
+            for m, c in web_configs(fn, plan.web_methods, plan.web_driver, plan.agent_params, plan.memory_lengths, per,
+                                    max_page_steps=plan.web_max_page_steps, budget=plan.web_budget).items():
+                out[f"web/{track}/{m}"] = (c, None)
+    return out
+
 def plan_runs(plan: PublishedPlan, puma: dict | None = None) -> dict[str, tuple[RunConfig, Any]]:
     "`{table/row: (RunConfig, agent factory or None)}` of `plan`, in computing order; PUMA's runs only with `puma` (from `puma_models`)."
     from personalwab.experiments import (table_configs, table4_configs, with_limits, table5_configs, table6_configs,
@@ -224,7 +246,7 @@ def plan_runs(plan: PublishedPlan, puma: dict | None = None) -> dict[str, tuple[
         seen = {c.name for c, _ in out.values()}
         for k, (c, f) in rows.items():
             if c.name not in seen: out[k] = (c, f); seen.add(c.name)
-    return out
+    return out | web_plan_runs(plan, single, multi)
 
 # %% ../nbs/38_published.ipynb #e777f7b6
 def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
@@ -238,6 +260,9 @@ def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
           "table5": dict(limit=plan.single_limit), "table6": dict(limit=plan.single_limit, budgets=plan.budgets),
           "fig7": dict(single_methods=llm_single, multi_methods=[m for m in plan.multi_methods if m != "rules"],
                        single_limit=plan.single_limit, multi_limit=plan.multi_limit, limits=plan.limits, max_steps=plan.max_steps),
+          "web_track": dict(methods=plan.web_methods, limit=plan.single_limit, multi_limit=plan.multi_limit, max_steps=plan.max_steps,
+                            max_page_steps=plan.web_max_page_steps, step_eval_limit=plan.web_step_eval_limit, budget=plan.web_budget,
+                            scribe_model=plan.scribe_config, driver=plan.web_driver),
           "claims": dict(single_methods=plan.single_methods, limit=plan.single_limit, limits=plan.limits, multi_methods=plan.multi_methods,
                          multi_limit=plan.multi_limit, max_steps=plan.max_steps, budgets=plan.budgets)}
     part = next((v for k, v in by.items() if stem.startswith(k)), None)
@@ -261,7 +286,8 @@ def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pa
                      "hours": secs / 3600, "per_task_s": secs / len(done) if done else float("nan")})
     df = pd.DataFrame(rows)
     llm = df.where(~df.run.str.contains("/rules"))                  # the no-LLM rules take seconds: not an estimate for the others
-    track_mean = llm.groupby(df.track).per_task_s.transform("mean")
+    web = df.run.str.startswith("web/")                            # page episodes cost otherwise: estimated from their own runs only
+    track_mean = llm.groupby([web, df.track]).per_task_s.transform("mean")
     df["hours_left"] = (df.planned - df.done) * df.per_task_s.fillna(track_mean) / 3600
     return df
 
@@ -294,12 +320,13 @@ def _copy_in(src: Path, dst: Path) -> None:
     elif src.exists(): shutil.copyfile(src, dst)
 
 # %% ../nbs/38_published.ipynb #270b730b
-def pack_puma(cfg, dest: str | Path | None = None) -> dict:
-    "Publish the PUMA pipeline of `cfg` (a `PumaConfig`) as far as it got into `<dest>/puma/<work folder name>/`; returns its `puma.json`."
-    from personalwab.puma_pipeline import STAGES, stage_done, stage_hash
-    out = (Path(dest) if dest else results_dir())/"puma"/cfg.root.name
+def pack_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], dest: str | Path | None = None) -> dict:
+    """Publish the training pipeline of `cfg` (a `PipelineConfig`: PUMA's or the web agent's) as far as it got into
+    `<dest>/<folder>/<work folder name>/`, with `files` of each stage; returns the `<folder>.json` it writes."""
+    from personalwab.puma_pipeline import stage_done, stage_hash
+    out = (Path(dest) if dest else results_dir())/folder/cfg.root.name
     done, running = [], None
-    for stage in STAGES:
+    for stage in cfg.stages:
         rec = stage_done(cfg, stage)
         started = read_json(cfg.dir(stage)/"STARTED.json", "stage marker") or {}
         if rec is None:
@@ -307,7 +334,7 @@ def pack_puma(cfg, dest: str | Path | None = None) -> dict:
             break
         done.append(stage)
     for stage in done + ([running] if running else []):
-        for f in PUMA_STAGE_FILES[stage]:
+        for f in files[stage]:
             if (cfg.dir(stage)/f).exists(): _copy_out(cfg.dir(stage)/f, out/stage/f)
         marker = "DONE.json" if stage in done else "STARTED.json"
         atomic_write_json(out/stage/marker, portable(read_json(cfg.dir(stage)/marker, "stage record")))
@@ -318,39 +345,68 @@ def pack_puma(cfg, dest: str | Path | None = None) -> dict:
     meta = {"work_dir": cfg.work_dir, "done": done, "running": running,
             "version": stage_done(cfg, "merge")["hash"] if "merge" in done else None,
             "base_model": {"spec": cfg.base_model, "sha256": model_digest(cfg.base_model)}, "adapters": adapters}
-    atomic_write_json(out/"puma.json", meta)
+    atomic_write_json(out/f"{folder}.json", meta)
     return meta
 
+def pack_puma(cfg, dest: str | Path | None = None) -> dict:
+    "Publish the PUMA pipeline of `cfg` (a `PumaConfig`) as far as it got into `<dest>/puma/<work folder name>/`; returns its `puma.json`."
+    return pack_pipeline(cfg, "puma", PUMA_STAGE_FILES, dest)
+
 # %% ../nbs/38_published.ipynb #efb08f37
-def restore_puma(cfg, dest: str | Path | None = None, log=print) -> dict | None:
-    "Rebuild the PUMA pipeline folder of `cfg` from what is published (merging the adapters again); returns the published `puma.json`, or None."
-    from personalwab.puma_pipeline import STAGES, stage_done, base_model_path
-    from personalwab.puma_train import merge_adapter
-    src = (Path(dest) if dest else results_dir())/"puma"/cfg.root.name
-    meta = read_json(src/"puma.json", "published PUMA model")
+def restore_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], merges: dict[str, Callable], dest: str | Path | None = None,
+                     log=print) -> dict | None:
+    """Rebuild the pipeline folder of `cfg` from what `pack_pipeline` published in `<dest>/<folder>/`; `merges[stage](cfg)` merges
+    that stage's adapter again when the stage is restored (the `merge` stage's record then names the final model); returns the
+    published `<folder>.json`, or None."""
+    from personalwab.puma_pipeline import stage_done
+    src = (Path(dest) if dest else results_dir())/folder/cfg.root.name
+    meta = read_json(src/f"{folder}.json", f"published {folder} model")
     if not meta: return None
     base = meta["base_model"]
     if base.get("sha256") and model_digest(cfg.base_model) != base["sha256"]:
-        raise ValueError(f"{src/'puma.json'}: field base_model.sha256: the adapters apply to {base['sha256'][:12]}, "
+        raise ValueError(f"{src/(folder + '.json')}: field base_model.sha256: the adapters apply to {base['sha256'][:12]}, "
                          f"this machine's {cfg.base_model!r} is {str(model_digest(cfg.base_model))[:12]}")
     for stage in meta["done"] + ([meta["running"]] if meta.get("running") else []):   # in order: each hash chains the one before
         if stage_done(cfg, stage): continue
-        for f in PUMA_STAGE_FILES[stage]: _copy_in(src/stage/f, cfg.dir(stage)/f)
+        for f in files[stage]: _copy_in(src/stage/f, cfg.dir(stage)/f)
         if stage not in meta["done"]:
             atomic_write_json(cfg.dir(stage)/"STARTED.json", read_json(src/stage/"STARTED.json", "stage marker")); break
         rec = read_json(src/stage/"DONE.json", "stage record")
-        if stage == "sft":
-            log("[publish] merging the published SFT adapter into the base model")
-            merge_adapter(base_model_path(cfg), cfg.dir("sft")/"adapter", cfg.dir("sft")/"merged")
-        if stage == "merge":
-            log("[publish] merging the published DPO adapter into the SFT model")
-            merge_adapter(cfg.dir("sft")/"merged", cfg.dir("dpo")/"adapter", cfg.final_model, cfg.merge.dtype)
-            rec["metrics"] = dict(rec["metrics"]) | {"model": f"hf:{cfg.final_model}"}
+        if stage in merges: merges[stage](cfg)
+        if stage == "merge": rec["metrics"] = dict(rec["metrics"]) | {"model": f"hf:{cfg.final_model}"}
         atomic_write_json(cfg.dir(stage)/"DONE.json", rec)
         if not stage_done(cfg, stage):
             raise ValueError(f"{src/stage/'DONE.json'}: field hash: stage {stage!r} was published with other settings than "
                              f"{cfg.root.name}'s configuration (another recipe?)")
     return meta
+
+def restore_puma(cfg, dest: str | Path | None = None, log=print) -> dict | None:
+    "Rebuild the PUMA pipeline folder of `cfg` from what is published (merging the adapters again); returns the published `puma.json`, or None."
+    from personalwab.puma_pipeline import base_model_path
+    from personalwab.puma_train import merge_adapter
+    def sft(c):
+        log("[publish] merging the published SFT adapter into the base model")
+        merge_adapter(base_model_path(c), c.dir("sft")/"adapter", c.dir("sft")/"merged")
+    def merge(c):
+        log("[publish] merging the published DPO adapter into the SFT model")
+        merge_adapter(c.dir("sft")/"merged", c.dir("dpo")/"adapter", c.final_model, c.merge.dtype)
+    return restore_pipeline(cfg, "puma", PUMA_STAGE_FILES, {"sft": sft, "merge": merge}, dest, log)
+
+# %% ../nbs/38_published.ipynb #48e71022
+WEB_AGENT_FILES = {"prepare": ("counts.json", "web_step.jsonl"), "sft": PUMA_STAGE_FILES["sft"], "merge": (), "gate": ("gate.json",)}
+
+def pack_web_agent(cfg, dest: str | Path | None = None) -> dict:
+    "Publish the web agent's training pipeline of `cfg` (a `WebTrainConfig`) into `<dest>/web/<work folder name>/`; returns its `web.json`."
+    return pack_pipeline(cfg, "web", WEB_AGENT_FILES, dest)
+
+def restore_web_agent(cfg, dest: str | Path | None = None, log=print) -> dict | None:
+    "Rebuild the web agent's pipeline folder of `cfg` from what is published (the adapter merged again); its `web.json`, or None."
+    from personalwab.puma_pipeline import base_model_path
+    from personalwab.puma_train import merge_adapter
+    def merge(c):
+        log("[publish] merging the published web-agent adapter into the base model")
+        merge_adapter(base_model_path(c), c.dir("sft")/"adapter", c.final_model, c.merge.dtype)
+    return restore_pipeline(cfg, "web", WEB_AGENT_FILES, {"merge": merge}, dest, log)
 
 # %% ../nbs/38_published.ipynb #432699fc
 def _sasrec_state(ckpt: Path) -> dict:
@@ -405,6 +461,26 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     return meta
 
 # %% ../nbs/38_published.ipynb #d3ad8623
+def web_agent_model(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict:
+    """The specialised web agent of `plan` (`scribe_config`): restored from what is published, else trained (resumable by
+    stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
+    from personalwab.puma_pipeline import GateFailed
+    from personalwab.web.train import load_web_config, run_pipeline
+    wc = load_web_config(repo_root()/plan.scribe_config)
+    if ((Path(dest) if dest else results_dir())/"web"/wc.root.name/"web.json").exists(): restore_web_agent(wc, dest, log=log)
+    try: done = run_pipeline(wc, log=log)
+    except GateFailed as e: log(f"[publish] the web agent's gate: {e}"); done = {}
+    finally: pack_web_agent(wc, dest)
+    return done
+
+def compute_web_run(plan: PublishedPlan, cfg: RunConfig, runs: str | Path | None = None, dest: str | Path | None = None, log=print):
+    "Compute (resume) the web run `cfg` of `plan` in `runs` (`scribe`'s model first), paths read from the checkout's root as the command line reads them."
+    import contextlib
+    from personalwab.web.run import run_web
+    if cfg.method == "scribe": web_agent_model(plan, dest, log)
+    with contextlib.chdir(repo_root()):
+        return run_web(cfg, Path(runs).resolve() if runs else None, driver=cfg.env_params.get("driver", "inprocess"), progress=False)
+
 def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, pack_every: float = 1800,
             only: Iterable[str] | None = None, log=print) -> dict:
     "Compute (resume) the runs of `plan` (or the keys in `only`) in `runs`, packing finished records into `dest` as it goes; returns {key: RunResult}."
@@ -419,12 +495,14 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
     def one(key, cfg, factory):
         if key in out or (want is not None and key not in want): return
         names.add(cfg.name)
-        out.update(run_all({key: cfg}, progress=False, agent_factories={key: factory} if factory else None, out_dir=runs))
+        if cfg.env_params.get("interface") == "web": out[key] = compute_web_run(plan, cfg, runs, dest, log)
+        else: out.update(run_all({key: cfg}, progress=False, agent_factories={key: factory} if factory else None, out_dir=runs))
         pack()
     restore_sasrec(plan.data, dest, log=log)             # the recommender the published runs used, when there is one
     threading.Thread(target=packer, daemon=True, name="packer").start()
     try:
-        # the single-turn tables first (baselines, then PUMA and its runs: Tables 3, 5, 6 whole), then the multi-turn track
+        # the single-turn tables first (baselines, then PUMA and its runs: Tables 3, 5, 6 whole), then the multi-turn track,
+        # then the web track
         for key, (cfg, factory) in plan_runs(plan).items():
             if key.startswith("table3/"): one(key, cfg, factory)
         puma_keys, models = ("table3/puma", "table5/", "table6/"), None

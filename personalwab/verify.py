@@ -84,7 +84,13 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     ids = verification_sample(pub.values(), per_type, seed)
     if not ids: return chk
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
-    r = run(cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1}), out_dir=scratch, progress=progress, agent_factory=factory)
+    sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1})
+    if cfg.env_params.get("interface") == "web":                   # a web run: its pages, its driver, paths from the checkout
+        import contextlib
+        from personalwab.config import repo_root
+        from personalwab.web.run import run_web
+        with contextlib.chdir(repo_root()): r = run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"), progress=progress)
+    else: r = run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
     now = {x["task_id"]: x for x in r.results.to_dict("records") if x["task_id"] in pub}
     chk.tasks = len(now)
     chk.identical, chk.largest_diff, chk.differing = compare_records(pub, now)
