@@ -341,7 +341,7 @@ def pack_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], dest: str
     import yaml
     out.mkdir(parents=True, exist_ok=True)
     (out/"config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    adapters = {s: _sha256_files([out/s/"adapter"/"adapter_model.safetensors"]) for s in ("sft", "dpo") if s in done}
+    adapters = {s: _sha256_files([out/s/"adapter"/"adapter_model.safetensors"]) for s in done if (out/s/"adapter"/"adapter_model.safetensors").exists()}
     meta = {"work_dir": cfg.work_dir, "done": done, "running": running,
             "version": stage_done(cfg, "merge")["hash"] if "merge" in done else None,
             "base_model": {"spec": cfg.base_model, "sha256": model_digest(cfg.base_model)}, "adapters": adapters}
@@ -393,7 +393,8 @@ def restore_puma(cfg, dest: str | Path | None = None, log=print) -> dict | None:
     return restore_pipeline(cfg, "puma", PUMA_STAGE_FILES, {"sft": sft, "merge": merge}, dest, log)
 
 # %% ../nbs/38_published.ipynb #48e71022
-WEB_AGENT_FILES = {"prepare": ("counts.json", "web_step.jsonl"), "sft": PUMA_STAGE_FILES["sft"], "merge": (), "gate": ("gate.json",)}
+WEB_AGENT_FILES = {"prepare": ("counts.json", "web_step.jsonl"), "sft": ("metrics.json", "log_history.jsonl"),
+                   "merge": ("adapter/adapter_model.safetensors", "adapter/adapter_config.json"), "gate": ("gate.json",)}   # the adapter as merged (float16)
 
 def pack_web_agent(cfg, dest: str | Path | None = None) -> dict:
     "Publish the web agent's training pipeline of `cfg` (a `WebTrainConfig`) into `<dest>/web/<work folder name>/`; returns its `web.json`."
@@ -405,7 +406,7 @@ def restore_web_agent(cfg, dest: str | Path | None = None, log=print) -> dict | 
     from personalwab.puma_train import merge_adapter
     def merge(c):
         log("[publish] merging the published web-agent adapter into the base model")
-        merge_adapter(base_model_path(c), c.dir("sft")/"adapter", c.final_model, c.merge.dtype)
+        merge_adapter(base_model_path(c), c.dir("merge")/"adapter", c.final_model, c.merge.dtype)
     return restore_pipeline(cfg, "web", WEB_AGENT_FILES, {"merge": merge}, dest, log)
 
 # %% ../nbs/38_published.ipynb #432699fc

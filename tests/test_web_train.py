@@ -21,6 +21,9 @@ def test_tiny_pipeline_resumes_and_serves_scribe(tmp_path):
     logs = []
     first = run_pipeline(cfg, log=logs.append)
     assert first["prepare"]["examples"] >= 1 and first["sft"]["steps"] == cfg.sft.max_steps
+    from safetensors.torch import load_file                   # the merged (and published) adapter is the SFT one in float16
+    sft, merged = (load_file(str(cfg.dir(s)/"adapter"/"adapter_model.safetensors")) for s in ("sft", "merge"))
+    assert sft.keys() == merged.keys() and all(v.dtype.itemsize == 2 and (v.float() - sft[k]).abs().max() < 1e-2 for k, v in merged.items())
     assert not any("skipped" in l for l in logs)
     logs.clear()
     again = run_pipeline(load_web_config(repo_root()/"configs/web/tiny.yaml", {"work_dir": str(tmp_path/"w"), "sft.max_steps": 2}), log=logs.append)

@@ -23,9 +23,9 @@ from .observation import DOM_BUDGET, fit, kept_nodes, smollm2_tokens
 from .prompt import fit_observation, previous_steps, step_messages, step_text
 
 # %% auto #0
-__all__ = ['WEB_STAGES', 'NO_CUT', 'WEB_RUNNERS', 'WebPrepareCfg', 'WebSFTCfg', 'WebGateCfg', 'WebTrainConfig', 'load_web_config',
-           'kept_steps', 'page_step_examples', 'prompted_agent', 'web_env', 'stratified_subset', 'run_prepare',
-           'run_sft', 'run_merge', 'gate_scores', 'run_gate', 'web_train_cli']
+__all__ = ['WEB_STAGES', 'NO_CUT', 'WEB_RUNNERS', 'WebPrepareCfg', 'WebSFTCfg', 'WebMergeCfg', 'WebGateCfg', 'WebTrainConfig',
+           'load_web_config', 'kept_steps', 'page_step_examples', 'prompted_agent', 'web_env', 'stratified_subset',
+           'run_prepare', 'run_sft', 'round_adapter', 'run_merge', 'gate_scores', 'run_gate', 'web_train_cli']
 
 # %% ../../nbs/88_web_train.ipynb #3cbd97d5
 class WebPrepareCfg(_Cfg):
@@ -48,6 +48,10 @@ class WebSFTCfg(TrainCfg):
     grad_accum: int = 8
 
 # %% ../../nbs/88_web_train.ipynb #bc3a0d82
+class WebMergeCfg(MergeCfg):
+    "The merge stage: the SFT adapter rounded to `adapter_dtype` (what is published; float16 halves it), merged into the base model in `dtype`."
+    adapter_dtype: str | None = "float16"
+
 class WebGateCfg(_Cfg):
     "The check of the merged model: Mind2Web step scores on the gold trajectories of the stratified test sample, against the prompted base model."
     limit: int = 30                       # the first `limit` test tasks in stratified order
@@ -66,7 +70,7 @@ class WebTrainConfig(PipelineConfig):
     base_model: str = "smollm2"
     prepare: WebPrepareCfg = WebPrepareCfg()
     sft: WebSFTCfg = WebSFTCfg()
-    merge: MergeCfg = MergeCfg()
+    merge: WebMergeCfg = WebMergeCfg()
     gate: WebGateCfg = WebGateCfg()
 
     def run(self, stage: str) -> dict: return WEB_RUNNERS[stage](self)
@@ -155,10 +159,23 @@ def run_sft(cfg: WebTrainConfig) -> dict:
     "Stage `sft`: LoRA SFT of the base model on the page-step examples, loss on the completion only; returns the trainer's report."
     return T.sft_train(base_model_path(cfg), [cfg.dir("prepare")/"web_step.jsonl"], cfg.dir("sft"), cfg.sft.params(cfg.seed))
 
+def round_adapter(src: Path, dst: Path, dtype: str | None) -> Path:
+    "A copy of the LoRA adapter folder `src` in `dst` (atomically), its weights in `dtype` (None: as they are)."
+    import os, shutil, torch
+    from safetensors.torch import load_file, save_file
+    tmp = dst.with_name(dst.name + ".tmp"); shutil.rmtree(tmp, ignore_errors=True); shutil.copytree(src, tmp)
+    if dtype:
+        w = load_file(str(src/"adapter_model.safetensors"))
+        save_file({k: v.to(getattr(torch, dtype)).contiguous() for k, v in w.items()}, str(tmp/"adapter_model.safetensors"), metadata={"format": "pt"})
+    shutil.rmtree(dst, ignore_errors=True); os.replace(tmp, dst)
+    return dst
+
 def run_merge(cfg: WebTrainConfig) -> dict:
-    "Stage `merge`: the SFT adapter merged into the base model (`final`); returns its LLM spec for the `scribe` web method."
-    out = T.merge_adapter(base_model_path(cfg), cfg.dir("sft")/"adapter", cfg.final_model, cfg.merge.dtype)
-    return {"model": f"hf:{out}"}
+    """Stage `merge`: the SFT adapter rounded to `merge.adapter_dtype` (`merge/adapter`, the one published) and merged into the
+    base model (`final`), so the model the runs use is the one a restore rebuilds; returns its LLM spec for the `scribe` web method."""
+    adapter = round_adapter(cfg.dir("sft")/"adapter", cfg.dir("merge")/"adapter", cfg.merge.adapter_dtype)
+    out = T.merge_adapter(base_model_path(cfg), adapter, cfg.final_model, cfg.merge.dtype)
+    return {"model": f"hf:{out}", "adapter_dtype": cfg.merge.adapter_dtype}
 
 # %% ../../nbs/88_web_train.ipynb #d4dc5e94
 def gate_scores(cfg: WebTrainConfig, model: str, tasks: list[Task], b: Benchmark) -> dict:
