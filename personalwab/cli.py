@@ -396,12 +396,8 @@ def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
         restore_sasrec(p.data, results)
         with modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {})):
             meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
-            web = None
-            if "scribe" in p.web_methods:                     # the specialised web agent the web runs used
-                from personalwab.published import restore_web_agent
-                from personalwab.web.train import load_web_config
-                from personalwab.config import repo_root
-                web = restore_web_agent(load_web_config(repo_root()/p.scribe_config), results, log=lambda *a: None)
+            from personalwab.published import restore_plan_web_agent
+            web = restore_plan_web_agent(p, results, log=lambda *a: None)   # the specialised web agent the web runs used
         print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else "")
               + (f"; the web agent {web['version'] or ''} (stages {', '.join(web['done'])})" if web else ""))
 

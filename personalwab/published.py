@@ -14,7 +14,8 @@ __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'p
            'read_records_gz', 'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
            'PublishedPlan', 'load_plan', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
            'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
-           'pack_sasrec', 'restore_sasrec', 'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
+           'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
+           'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -462,12 +463,21 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     return meta
 
 # %% ../nbs/38_published.ipynb #d3ad8623
+def web_agent_config(plan: PublishedPlan):
+    "The `WebTrainConfig` of `plan`'s specialised web agent (`scribe_config`, read from the checkout's root)."
+    from personalwab.web.train import load_web_config
+    return load_web_config(repo_root()/plan.scribe_config)
+
+def restore_plan_web_agent(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict | None:
+    "Restore `plan`'s specialised web agent from what is published (`restore_web_agent`); None if the plan has no `scribe` or nothing is published."
+    return restore_web_agent(web_agent_config(plan), dest, log=log) if "scribe" in plan.web_methods else None
+
 def web_agent_model(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict:
     """The specialised web agent of `plan` (`scribe_config`): restored from what is published, else trained (resumable by
     stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
     from personalwab.puma_pipeline import GateFailed
-    from personalwab.web.train import load_web_config, run_pipeline
-    wc = load_web_config(repo_root()/plan.scribe_config)
+    from personalwab.web.train import run_pipeline
+    wc = web_agent_config(plan)
     if ((Path(dest) if dest else results_dir())/"web"/wc.root.name/"web.json").exists(): restore_web_agent(wc, dest, log=log)
     try: done = run_pipeline(wc, log=log)
     except GateFailed as e: log(f"[publish] the web agent's gate: {e}"); done = {}

@@ -135,10 +135,8 @@ def restore_published(runs: Path, log=print) -> dict | None:
     pc = puma_config(plan.puma_config, data=plan.data)
     meta = restore_puma(pc, log=lambda *a: None)
     models = puma_models(pc, log=lambda *a: None) if meta and all(stage_done(pc, s) for s in STAGES) else None
-    if "scribe" in plan.web_methods:                    # the specialised web agent the web runs used, merged again
-        from personalwab.published import restore_web_agent
-        from personalwab.web.train import load_web_config
-        restore_web_agent(load_web_config(ROOT/plan.scribe_config), log=lambda *a: None)
+    from personalwab.published import restore_plan_web_agent
+    restore_plan_web_agent(plan, log=lambda *a: None)   # the specialised web agent the web runs used, merged again
     log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
         + f" into {runs.relative_to(ROOT) if runs.is_relative_to(ROOT) else runs} ({time.time() - t0:.0f}s)")
     return models
