@@ -61,10 +61,10 @@ class Agent:
     def __repr__(self): return f"{type(self).__name__}({self.params})"
 
     def call(self, ts: Turns, messages: list[dict], tools: list[dict] | None = None, purpose: str | None = None,
-             max_tokens: int | None = None) -> Completion:
-        "One LLM call; a step (`env.log_call`) unless `purpose` names a side call."
+             max_tokens: int | None = None, guide=None) -> Completion:
+        "One LLM call; a step (`env.log_call`) unless `purpose` names a side call; `guide`: the answer's form (see `LLM.chat`)."
         c = self.llm.chat(messages, tools=tools, temperature=self.temperature, max_tokens=max_tokens or self.max_tokens,
-                          role="agent", seed=ts.seed, constrained=self.constrained and bool(tools))[0]
+                          role="agent", seed=ts.seed, constrained=self.constrained and bool(tools), guide=guide)[0]
         u = c.usage.to_dict() if hasattr(c.usage, "to_dict") else dict(c.usage)
         if purpose is None and ts.memory_fit is not None and not any(x.get("role") == "agent" for x in ts.env.usage):
             u["memory_fit"] = ts.memory_fit   # the first step's usage records how much memory the prompt got

@@ -181,17 +181,20 @@ class LLM:
 
     def chat(self, messages: list[dict], *, tools: list[dict] | None = None, n: int = 1, temperature: float = 0.0,
              max_tokens: int = 256, role: str = "agent", seed: int = 0, num_beams: int = 1,
-             constrained: bool = False) -> list[Completion]:
-        "Answer one conversation (OpenAI chat format) with `n` completions; never raises for model/API errors."
+             constrained: bool = False, guide=None) -> list[Completion]:
+        """Answer one conversation (OpenAI chat format) with `n` completions; never raises for model/API errors.
+        `guide`: the form the answer must take (e.g. `personalwab.web.guide.StepGuide`: a `key` and a `logits_processor`);
+        local backends decode under it, an API model only reads the prompt."""
         return self.chat_many([messages], tools=tools, n=n, temperature=temperature, max_tokens=max_tokens,
-                              role=role, seed=seed, num_beams=num_beams, constrained=constrained)[0]
+                              role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide)[0]
 
     def chat_many(self, conversations: list[list[dict]], *, tools: list[dict] | None = None, n: int = 1,
                   temperature: float = 0.0, max_tokens: int = 256, role: str = "agent", seed: int = 0,
-                  num_beams: int = 1, constrained: bool = False) -> list[list[Completion]]:
+                  num_beams: int = 1, constrained: bool = False, guide=None) -> list[list[Completion]]:
         "`chat` for a batch of conversations sharing the parameters (batched on local backends)."
         params = dict(n=int(n), temperature=float(temperature), max_tokens=int(max_tokens), seed=int(seed),
                       num_beams=int(num_beams), constrained=bool(constrained))
+        if guide is not None: params["guide"] = guide.key   # in the key only when given: unguided keys are what they were
         _check_params(conversations, tools, params)
         conversations = encodable(conversations)  # text from anywhere (a user, a tool) reaches the tokenizer and the key encodable
         keys = [cache_key(self.backend, self.cache_id, m, tools, params) for m in conversations]
@@ -202,7 +205,7 @@ class LLM:
                 if hit is not None: results[i] = [_from_cache(d) for d in hit]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
-            fresh, crashed = self._safe_generate([conversations[i] for i in todo], tools, params)
+            fresh, crashed = self._safe_generate([conversations[i] for i in todo], tools, params if guide is None else params | {"guide": guide})
             with self._lock: self.model_calls += len(todo)
             for i, comps in zip(todo, fresh):
                 for c in comps: _make_encodable(c)  # a lone surrogate in a model's text must not break a record, key or cache row

@@ -304,12 +304,17 @@ class HFLLM(LLM):
         else: kw.update(do_sample=False, num_beams=1)
         if p["constrained"] and tools: kw["logits_processor"] = LogitsProcessorList([ToolCallConstraint(tok, tools, prompt_len)])
         if self.stop_at_call and tools and beams == 1: kw["stopping_criteria"] = StoppingCriteriaList([CallComplete(tok, tools, prompt_len)])
+        if (guide := p.get("guide")) is not None:   # the answer's form (see `LLM.chat`): its token filter, and the end where the form fixes the rest
+            kw.setdefault("logits_processor", LogitsProcessorList()).append(guide.logits_processor(tok, prompt_len))
+            if beams == 1: kw.setdefault("stopping_criteria", StoppingCriteriaList()).append(guide.stopping_criteria(tok, prompt_len))
         return kw
 
-    def _completion(self, tok, ids: list[int], tools, usage: Usage, dt: float = 0.0) -> Completion:
-        "The answer in generated token ids `ids`: text up to the first EOS, the parsed tool call, usage; cut by `max_time_s`: a failure."
+    def _completion(self, tok, ids: list[int], tools, usage: Usage, dt: float = 0.0, guide=None) -> Completion:
+        """The answer in generated token ids `ids`: text up to the first EOS (with what a `guide` fixes after it), the parsed tool call,
+        usage (the tokens generated); cut by `max_time_s`: a failure."""
         k = ids.index(tok.eos_token_id) + 1 if tok.eos_token_id in ids else len(ids)
         text = tok.decode(ids[:k], skip_special_tokens=True).strip()
+        if guide is not None: text = guide.complete(text)
         tc, err = parse_tool_call(text, tools) if tools else (None, None)
         usage.completion_tokens = k
         timed_out = bool(self.max_time_s) and dt >= self.max_time_s
@@ -335,7 +340,7 @@ class HFLLM(LLM):
             dt = time.perf_counter() - t0
             self.prefix_cache.store(out.sequences[0], L, out.past_key_values)
         return [self._completion(tok, out.sequences[0, L:].tolist(), tools,
-                                 Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt)]
+                                 Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt, p.get("guide"))]
 
     def _generate_batch(self, convs, tools, p):
         model, tok, lock = self.load()
@@ -354,7 +359,7 @@ class HFLLM(LLM):
         prompt_lens = enc["attention_mask"].sum(1).tolist()
         return [[self._completion(tok, new[c * per + (j if per > 1 else 0)].tolist(), tools,
                                   Usage(prompt_tokens=int(prompt_lens[c]) if j == 0 else 0,
-                                        latency_s=dt / len(convs) if j == 0 else 0.0), dt)
+                                        latency_s=dt / len(convs) if j == 0 else 0.0), dt, p.get("guide"))
                  for j in range(n)] for c in range(len(convs))]
 
 # %% ../nbs/13_llm_hf.ipynb #98fad963

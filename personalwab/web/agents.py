@@ -18,7 +18,8 @@ from ..schema import Benchmark, Task
 from .env import PageStep, ShopEnv
 from .gold import StepScore, evaluate_steps, step_metrics
 from .observation import Observation
-from .prompt import WEB_SYSTEM, chat_text, fit_step_messages, previous_steps, step_prompt
+from .guide import StepGuide
+from .prompt import WEB_SYSTEM, chat_text, fit_observation, fit_step_messages, previous_steps, step_messages, step_prompt
 from .planned import PlannedWebAgent
 
 
@@ -32,6 +33,7 @@ class PromptedWebAgent(Agent):
     "An LLM acting on the shop's pages, one ScribeAgent-style step per call, with a memory of the user."
     name = "web_prompted"
     system = WEB_SYSTEM          # the step prompt's system message (ReAct's asks for a thought first)
+    thought = False              # whether the answer starts with a Thought: line (the guide's form follows it)
 
     def __init__(self, llm: LLM | str, b: Benchmark, memory: Memory | str = "none", *, memory_length: int | None = None,
                  context_margin: float = CONTEXT_MARGIN, max_tokens: int = 384, step_eval: bool = True,
@@ -67,12 +69,19 @@ def memory_text(self: PromptedWebAgent, se: ShopEnv, ts: Turns) -> str:
     if self.memory.name != "none": ts.memory_fit = {"configured": self.k(se)} | info
     return self.memory.render(self.b, task, kept)
 
+# %% ../../nbs/87_web_agents.ipynb #368512cc
+@patch
+def guide(self: PromptedWebAgent, obs: Observation, previous: list[str]) -> StepGuide | None:
+    "The step form the answer to `obs` (as the prompt shows it) is decoded under when the agent is `constrained`, else None."
+    return StepGuide(len(previous) + 1, obs.dom, obs.nodes, thought=self.thought) if self.constrained else None
+
 # %% ../../nbs/87_web_agents.ipynb #d4e1ca98
 @patch
 def next_step(self: PromptedWebAgent, ts: Turns, obs: Observation, previous: list[str], memory: str):
     "One step's call: the input fitted to the context, the model's answer, and the logged turn (the page left out)."
-    msgs, n = fit_step_messages(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
-    c = self.call(ts, msgs)
+    o = fit_observation(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
+    msgs, n = step_messages(o, previous, memory, self.system), o.tokens
+    c = self.call(ts, msgs, guide=self.guide(o, previous))
     if not ts.messages: ts.messages.append(msgs[0])
     ts.messages += [{"role": "user", "content": step_prompt(replace(obs, dom=f"[the page: {n} tokens]"), previous, memory if len(ts.messages) == 1 else "")},
                     {"role": "assistant", "content": c.text}]
@@ -116,8 +125,9 @@ def gold_step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns
     "Mind2Web's scores of the model's step at each gold step of `task` (the first `step_eval_limit`) with the episode's `memory`; side calls."
     doms, probe = [], Turns(env.env, task, ts.seed)
     def policy(obs: Observation) -> str:
-        msgs, _ = fit_step_messages(obs, previous_steps(env.steps, doms), memory, self.llm.prompt_tokens, self.limit, system=self.system)
-        c = self.call(probe, msgs, purpose="step_eval")
+        previous = previous_steps(env.steps, doms)
+        o = fit_observation(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
+        c = self.call(probe, step_messages(o, previous, memory, self.system), purpose="step_eval", guide=self.guide(o, previous))
         doms.append(obs.dom)
         return c.text
     scores = evaluate_steps(env, task, policy, limit=self.step_eval_limit)
@@ -154,6 +164,7 @@ class ReActWebAgent(PromptedWebAgent):
     "ReAct on pages: a thought before each step (Last memory by default); `reflection=True` reflects on each answer of the user."
     name = "web_react"
     system = REACT_WEB_SYSTEM
+    thought = True
 
     def __init__(self, llm: LLM | str, b: Benchmark, memory: Memory | str = "last", *, reflection: bool = False, **kw):
         super().__init__(llm, b, memory, **kw)

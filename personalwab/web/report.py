@@ -13,22 +13,22 @@ from .env import PageStep
 from .run import WEB_METHODS, web_config
 
 # %% auto #0
-__all__ = ['INTERFACES', 'UNTUNED', 'STEP_METRICS', 'SIZE_STAGES', 'web_params', 'web_configs', 'unavailable', 'run_web_all',
-           'tracks_long', 'tracks_table', 'step_frame', 'step_metrics', 'step_metrics_table', 'with_step_scores',
-           'dom_tokens', 'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
+__all__ = ['INTERFACES', 'STEP_METRICS', 'SIZE_STAGES', 'web_params', 'web_configs', 'unavailable', 'run_web_all', 'tracks_long',
+           'tracks_table', 'step_frame', 'step_metrics', 'step_metrics_table', 'with_step_scores', 'dom_tokens',
+           'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
 
 # %% ../../nbs/89_web_report.ipynb #3456bdcb
 INTERFACES = ("function", "web")
-UNTUNED = ("constrained",)   # function-track settings with no meaning on pages (grammar-constrained *tool calls*)
 
 def web_params(method: str, agent_params: dict | None = None, memory_lengths: str = "original") -> dict:
-    "The web agent's params for `method`: the function track's `agent_params` it takes (but `UNTUNED`), and `memory_lengths` as a memory length."
+    """The web agent's params for `method`: the function track's `agent_params` it takes (`constrained`: its page steps are decoded
+    under the step guide, as the function track's tool calls under their schema), and `memory_lengths` as a memory length."""
     from personalwab.memory import ORIGINAL_MEMORY_LENGTH
     from personalwab.experiments import memory_params
     from personalwab.web.agents import web_method_params
     memory_params(memory_lengths)
     takes = web_method_params(method)
-    p = {k: v for k, v in (agent_params or {}).items() if k in takes and k not in UNTUNED}
+    p = {k: v for k, v in (agent_params or {}).items() if k in takes}
     if memory_lengths == "original":                 # 10 behaviours for every memory, as the function track's runs
         if "original_memory_length" in takes: p["original_memory_length"] = True     # a planner: the function agent's own switch
         elif "memory_length" in takes and method not in ("no_memory", "scribe"): p["memory_length"] = ORIGINAL_MEMORY_LENGTH

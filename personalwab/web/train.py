@@ -58,6 +58,7 @@ class WebGateCfg(_Cfg):
     step_limit: int | None = None         # score the first gold steps of a task only (None: all; a recommendation has ~30)
     min_step_sr: float | None = Field(None, ge=0, le=1)   # the merged model's step success rate must reach it (None: not enforced)
     require_gain: bool = False            # the merged model must beat the prompted base model's step success rate
+    constrained: bool = False             # both models' steps decoded under the page's step guide, as `constrained` web runs decode them
 
 # %% ../../nbs/88_web_train.ipynb #65e25841
 WEB_STAGES = ("prepare", "sft", "merge", "gate")
@@ -117,7 +118,7 @@ def _stats(xs: list[int]) -> dict:
 def prompted_agent(cfg: WebTrainConfig, llm, b: Benchmark) -> PromptedWebAgent:
     "The prompted agent (no memory) with the pipeline's answer room and margin: the base of the gate, and the measure of the prompts."
     return PromptedWebAgent(llm, b, "none", max_tokens=cfg.prepare.max_tokens, context_margin=cfg.prepare.context_margin,
-                            seed=cfg.seed, step_eval_limit=cfg.gate.step_limit)
+                            seed=cfg.seed, step_eval_limit=cfg.gate.step_limit, constrained=cfg.gate.constrained)
 
 def web_env(cfg: WebTrainConfig, b: Benchmark, budget: int) -> ShopEnv:
     "An in-process `ShopEnv` of the pipeline's track and engine with DOM `budget`."
