@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 # %% auto #0
 __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz',
            'read_records_gz', 'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
-           'PublishedPlan', 'load_plan', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
+           'PublishedPlan', 'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
            'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
            'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
            'compute_web_run', 'compute', 'rescore_published']
@@ -198,6 +198,7 @@ class PublishedPlan(BaseModel):
     web_methods: list[str] = []
     web_budget: int = 1024                  # DOM tokens per page, as the specialised agent was trained
     web_max_page_steps: int = 12
+    web_repeat_limit: int | None = None     # identical page steps in a row that end a web episode (None: never)
     web_step_eval_limit: int | None = 6     # gold steps per task scored for Mind2Web's step metrics
     web_driver: str = "inprocess"
     scribe_config: str = "configs/web/scribe.yaml"   # the specialised web agent's training (`scribe`)
@@ -215,6 +216,10 @@ def load_plan(path: str | Path | None = None) -> PublishedPlan:
     except ValidationError as e: raise ValueError(one_line(e, str(path))) from None
 
 # %% ../nbs/38_published.ipynb #1c408147
+def web_extra(plan: PublishedPlan) -> dict:
+    "The web settings of `plan` that a run carries only when set (a run without them keeps its name)."
+    return {"repeat_limit": plan.web_repeat_limit} if plan.web_repeat_limit is not None else {}
+
 def web_plan_runs(plan: PublishedPlan, single: dict, multi: dict) -> dict[str, tuple[RunConfig, Any]]:
     "The web runs of `plan` (`web/<track>/<method>`): each method on pages with its function-track twin's tasks, models and seed (`single`, `multi`)."
     if not plan.web_methods: return {}
@@ -225,7 +230,7 @@ def web_plan_runs(plan: PublishedPlan, single: dict, multi: dict) -> dict[str, t
     for track, fn in (("single", single), ("multi", multi)):
         if fn:
             for m, c in web_configs(fn, plan.web_methods, plan.web_driver, plan.agent_params, plan.memory_lengths, per,
-                                    max_page_steps=plan.web_max_page_steps, budget=plan.web_budget).items():
+                                    max_page_steps=plan.web_max_page_steps, budget=plan.web_budget, **web_extra(plan)).items():
                 out[f"web/{track}/{m}"] = (c, None)
     return out
 
@@ -263,7 +268,7 @@ def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
                        single_limit=plan.single_limit, multi_limit=plan.multi_limit, limits=plan.limits, max_steps=plan.max_steps),
           "web_track": dict(methods=plan.web_methods, limit=plan.single_limit, multi_limit=plan.multi_limit, max_steps=plan.max_steps,
                             max_page_steps=plan.web_max_page_steps, step_eval_limit=plan.web_step_eval_limit, budget=plan.web_budget,
-                            scribe_model=plan.scribe_config, driver=plan.web_driver),
+                            scribe_model=plan.scribe_config, driver=plan.web_driver, repeat_limit=plan.web_repeat_limit),
           "claims": dict(single_methods=plan.single_methods, limit=plan.single_limit, limits=plan.limits, multi_methods=plan.multi_methods,
                          multi_limit=plan.multi_limit, max_steps=plan.max_steps, budgets=plan.budgets)}
     part = next((v for k, v in by.items() if stem.startswith(k)), None)

@@ -58,9 +58,11 @@ class ShopEnv:
     "The web track's environment: the shop of one task at a time, acted on through pages, scored by the `WebEnv` inside."
     def __init__(self, env: WebEnv, driver: str = "inprocess", budget: int = DOM_BUDGET, max_page_steps: int = 50,
                  shots: str | Path | None = None, count: Callable[[str], int] = smollm2_tokens, measure_raw: bool = False,
-                 keep_pages: bool = False):
+                 keep_pages: bool = False, repeat_limit: int | None = None):
         if driver not in DRIVERS: raise ValueError(f"driver must be one of {DRIVERS}, got {driver!r}")
         if max_page_steps < 1: raise ValueError(f"max_page_steps must be >= 1, got {max_page_steps}")
+        if repeat_limit is not None and repeat_limit < 2: raise ValueError(f"repeat_limit must be >= 2 (or None), got {repeat_limit}")
+        self.repeat_limit = repeat_limit          # end after this many identical steps (action and URL) in a row; None: never
         self.env, self.driver_name, self.budget, self.max_page_steps, self.count = env, driver, budget, max_page_steps, count
         self.measure_raw = measure_raw            # also count the tokens of each page as served (for size reports; costs an encode)
         self.keep_pages = keep_pages              # records keep each step's page: its pruned DOM, and its screenshot (Chromium with `shots`)
@@ -134,7 +136,9 @@ def step(self: ShopEnv, output: Any) -> tuple[Observation, bool, PageStep | None
                   [{"name": c.name, "arguments": c.arguments} for c in self.session.calls[n_calls:]], obs.tokens)
     self.steps.append(st)
     if self.keep_pages: self.pages.append(self._page(obs))
-    if not self.session.done and len(self.steps) >= self.max_page_steps: self.end = "max_page_steps"
+    k = self.repeat_limit
+    if not self.session.done and k and len(self.steps) >= k and len({(s.url, s.action) for s in self.steps[-k:]}) == 1: self.end = "repeated_action"
+    elif not self.session.done and len(self.steps) >= self.max_page_steps: self.end = "max_page_steps"
     nxt = self.observe(note=err or "")
     st.env_s = time.perf_counter() - t0
     return nxt, self.done, st

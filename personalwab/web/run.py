@@ -16,7 +16,7 @@ __all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'web_env_factory'
            'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
-WEB_KEYS = ("interface", "driver", "budget", "max_page_steps")
+WEB_KEYS = ("interface", "driver", "budget", "max_page_steps", "repeat_limit")
 SHOTS = "shots"    # the folder of a run's screenshots (kept pages on Chromium), inside the run's folder
 
 def web_settings(cfg: RunConfig) -> dict:
@@ -25,9 +25,10 @@ def web_settings(cfg: RunConfig) -> dict:
     if p.get("interface") != "web": raise UsageError(f"not a web run: env_params.interface is {p.get('interface')!r}, expected 'web'")
     out = {k: p[k] for k in WEB_KEYS[1:] if k in p}
     if out.get("driver", "inprocess") not in DRIVERS: raise UsageError(f"env_params.driver must be one of {DRIVERS}, got {out['driver']!r}")
-    for k in ("budget", "max_page_steps"):
+    for k in ("budget", "max_page_steps", "repeat_limit"):
         if k in out and (not isinstance(out[k], int) or isinstance(out[k], bool) or out[k] < 1):
             raise UsageError(f"env_params.{k} must be a positive integer, got {out[k]!r}")
+    if out.get("repeat_limit", 2) < 2: raise UsageError(f"env_params.repeat_limit must be at least 2 (identical steps in a row that end an episode), got {out['repeat_limit']}")
     return out
 
 # %% ../../nbs/86_web_run.ipynb #a10034ff
