@@ -46,7 +46,7 @@ def takes_text(name: str, tag: str) -> bool:
     return name == "textarea" or (name == "input" and ((m := _TYPE.search(tag)) and m.group(1).lower() or "") in TEXT_INPUTS)
 
 # %% ../../nbs/86c_web_guide.ipynb #624c836c
-DESCRIPTION_CHARS = 100      # one line
+DESCRIPTION_CHARS = 160      # one line: the longest `describe` writes is 146 characters (Type "<60>" into "<60>" and submit)
 TEXT_CHARS = 1000            # a typed text or a message
 TEXT_FORBIDDEN = '"\n\\'     # so the action is the string PageAction writes (json.dumps of plain text)
 THOUGHT_CHARS = 300          # ReAct's thought: one line before the step
