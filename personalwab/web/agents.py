@@ -75,15 +75,20 @@ def guide(self: PromptedWebAgent, obs: Observation, previous: list[str]) -> Step
     "The step form the answer to `obs` (as the prompt shows it) is decoded under when the agent is `constrained`, else None."
     return StepGuide(len(previous) + 1, obs.dom, obs.nodes, thought=self.thought) if self.constrained else None
 
+@patch
+def step_call(self: PromptedWebAgent, ts: Turns, obs: Observation, previous: list[str], memory: str, purpose: str | None = None):
+    "One step's call on `obs` fitted to the context (guided when `constrained`): the answer, the messages sent and the fitted observation."
+    o = fit_observation(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
+    msgs = step_messages(o, previous, memory, self.system)
+    return self.call(ts, msgs, purpose=purpose, guide=self.guide(o, previous)), msgs, o
+
 # %% ../../nbs/87_web_agents.ipynb #d4e1ca98
 @patch
 def next_step(self: PromptedWebAgent, ts: Turns, obs: Observation, previous: list[str], memory: str):
     "One step's call: the input fitted to the context, the model's answer, and the logged turn (the page left out)."
-    o = fit_observation(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
-    msgs, n = step_messages(o, previous, memory, self.system), o.tokens
-    c = self.call(ts, msgs, guide=self.guide(o, previous))
+    c, msgs, o = self.step_call(ts, obs, previous, memory)
     if not ts.messages: ts.messages.append(msgs[0])
-    ts.messages += [{"role": "user", "content": step_prompt(replace(obs, dom=f"[the page: {n} tokens]"), previous, memory if len(ts.messages) == 1 else "")},
+    ts.messages += [{"role": "user", "content": step_prompt(replace(obs, dom=f"[the page: {o.tokens} tokens]"), previous, memory if len(ts.messages) == 1 else "")},
                     {"role": "assistant", "content": c.text}]
     return c
 
@@ -125,9 +130,7 @@ def gold_step_scores(self: PromptedWebAgent, env: ShopEnv, task: Task, ts: Turns
     "Mind2Web's scores of the model's step at each gold step of `task` (the first `step_eval_limit`) with the episode's `memory`; side calls."
     doms, probe = [], Turns(env.env, task, ts.seed)
     def policy(obs: Observation) -> str:
-        previous = previous_steps(env.steps, doms)
-        o = fit_observation(obs, previous, memory, self.llm.prompt_tokens, self.limit, system=self.system)
-        c = self.call(probe, step_messages(o, previous, memory, self.system), purpose="step_eval", guide=self.guide(o, previous))
+        c = self.step_call(probe, obs, previous_steps(env.steps, doms), memory, purpose="step_eval")[0]
         doms.append(obs.dom)
         return c.text
     scores = evaluate_steps(env, task, policy, limit=self.step_eval_limit)
