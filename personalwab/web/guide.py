@@ -4,12 +4,13 @@
 
 # %% ../../nbs/86c_web_guide.ipynb #fb86c3e3
 from __future__ import annotations
-import hashlib, json, re
+import hashlib, html, json, re
 from dataclasses import dataclass
 
 # %% auto #0
 __all__ = ['DESCRIPTION_CHARS', 'TEXT_CHARS', 'TEXT_FORBIDDEN', 'THOUGHT_CHARS', 'VOCABS', 'Expect', 'take', 'page_targets',
-           'takes_text', 'spaced', 'StepGuide', 'GuideVocab', 'GuideVocabs', 'StepGuideProcessor', 'GuideStop']
+           'takes_text', 'select_options', 'spaced', 'StepGuide', 'led_line', 'GuideVocab', 'GuideVocabs',
+           'StepGuideProcessor', 'GuideStop']
 
 # %% ../../nbs/86c_web_guide.ipynb #ebeb3782
 from .actions import TEXT_INPUTS
@@ -22,7 +23,8 @@ class Expect:
     forbidden: str | None = None
     room: int = 0
     end: bool = False
-    spaced: bool = False     # the free text so far ends in whitespace (or has not begun after a space): no whitespace next
+    spaced: bool = False     # the free text so far ends in whitespace: no whitespace next
+    lead: bool = False       # the free text has not begun and begins with one space (` Click`, as the tokenizer writes it after `:`)
 
 # %% ../../nbs/86c_web_guide.ipynb #62203005
 def take(text: str, options: list[str]) -> tuple[Expect | None, tuple[str, str] | None]:
@@ -36,6 +38,9 @@ def take(text: str, options: list[str]) -> tuple[Expect | None, tuple[str, str] 
 # %% ../../nbs/86c_web_guide.ipynb #b1be40a0
 _OPEN = re.compile(r'<([a-z0-9]+) node="(\d+)"[^>]*>')
 _TYPE = re.compile(r' type="([^"]*)"')
+_SELECT = re.compile(r'<select node="(\d+)"[^>]*>(.*?)(?:</select>|$)', re.S)
+_OPTION = re.compile(r'<option\b([^>]*)>([^<]*)')
+_VALUE = re.compile(r' value="([^"]*)"')
 
 def page_targets(dom: str) -> dict[int, tuple[str, str]]:
     "Node id -> (tag name, opening tag) of every element of a serialised DOM."
@@ -45,15 +50,26 @@ def takes_text(name: str, tag: str) -> bool:
     "Whether an element (tag `name`, opening `tag`) is a text box: a textarea or a text-like input."
     return name == "textarea" or (name == "input" and ((m := _TYPE.search(tag)) and m.group(1).lower() or "") in TEXT_INPUTS)
 
+def select_options(dom: str) -> dict[int, list[str]]:
+    "Drop-down node id -> what `select` may name of the options the DOM shows: each one's text, then its value (as the shop's actions accept either)."
+    out = {}
+    for m in _SELECT.finditer(dom):
+        names = []
+        for o in _OPTION.finditer(m.group(2)):
+            v = _VALUE.search(o.group(1))
+            names += [html.unescape(o.group(2)).strip(), html.unescape(v.group(1)).strip() if v else ""]
+        out[int(m.group(1))] = [s for s in dict.fromkeys(names) if s]
+    return out
+
 # %% ../../nbs/86c_web_guide.ipynb #624c836c
 DESCRIPTION_CHARS = 160      # one line: the longest `describe` writes is 146 characters (Type "<60>" into "<60>" and submit)
 TEXT_CHARS = 1000            # a typed text or a message
 TEXT_FORBIDDEN = '"\n\\'     # so the action is the string PageAction writes (json.dumps of plain text)
 THOUGHT_CHARS = 300          # ReAct's thought: one line before the step
 
-def spaced(free: str, after_space: bool = True) -> bool:
-    "Whether free text `free` ends in whitespace (`after_space`: whether an empty one follows a literal that does): then no whitespace may come next."
-    return free[-1].isspace() if free else after_space
+def spaced(free: str) -> bool:
+    "Whether free text `free` ends in whitespace (then no whitespace may come next)."
+    return bool(free) and free[-1].isspace()
 
 class StepGuide:
     "Every answer in the step form that can be done on one page: step `n`, the nodes of `dom` (those in `nodes`, if given); `thought`: a `Thought:` line first."
@@ -66,14 +82,16 @@ class StepGuide:
         self.clickable = sorted(self.targets)
         self.typable = sorted(k for k, (name, tag) in self.targets.items() if takes_text(name, tag))
         self.selects = sorted(k for k, (name, _) in self.targets.items() if name == "select")
+        shown = select_options(dom)
+        self.options = {k: shown[k] for k in self.selects if shown.get(k)}   # a drop-down whose options the cut left out takes any text
 
     def __repr__(self): return f"StepGuide(step {self.n}: {len(self.clickable)} nodes, {len(self.typable)} text boxes, {len(self.selects)} drop-downs)"
 
     @property
     def key(self) -> str:
         "What the guide allows, as a short digest: the response cache's key holds it, so guided and free answers never mix."
-        spec = [self.n, sorted(self.targets.items()), self.description_chars, self.text_chars] + (["thought"] if self.thought else [])
-        return "step-v4:" + hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
+        spec = [self.n, sorted(self.targets.items()), sorted(self.options.items()), self.description_chars, self.text_chars] + (["thought"] if self.thought else [])
+        return "step-v5:" + hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
 
 # %% ../../nbs/86c_web_guide.ipynb #df48722d
 from fastcore.basics import patch
@@ -81,12 +99,12 @@ from fastcore.basics import patch
 # %% ../../nbs/86c_web_guide.ipynb #d7d71fd5
 @patch
 def actions(self: StepGuide) -> dict[str, tuple[list[int] | None, str | None]]:
-    "The action openings the page allows -> (the nodes that take it and what follows a node; None: no node)."
+    "The action openings the page allows (after `Action:`, with the space before them) -> (the nodes that take it and what follows a node; None: no node)."
     out = {}
-    if self.clickable: out["click("] = (self.clickable, ")")
-    if self.typable: out["type("] = (self.typable, ', "')
-    if self.selects: out["select("] = (self.selects, ', "')
-    return out | {"go_back()": (None, None), 'message("': (None, None)}
+    if self.clickable: out[" click("] = (self.clickable, ")")
+    if self.typable: out[" type("] = (self.typable, ', "')
+    if self.selects: out[" select("] = (self.selects, ', "')
+    return out | {" go_back()": (None, None), ' message("': (None, None)}
 
 @patch
 def tail(self: StepGuide, node: int | None) -> str:
@@ -94,20 +112,29 @@ def tail(self: StepGuide, node: int | None) -> str:
     return f"\nNode: {'' if node is None else node}\nTarget: {'' if node is None else self.targets[node][1]}"
 
 # %% ../../nbs/86c_web_guide.ipynb #bba49457
+def led_line(free: str, closers: tuple[str, ...], room: int) -> Expect | None:
+    "What may follow `free`, the start of a one-line free text led by one space (as after `Description:`) and ended by one of `closers`."
+    if not free: return Expect((), "\n", room, lead=True)
+    if free[0] != " ": return None
+    body = free[1:]
+    return Expect(closers if body else (), "\n", room - len(body), spaced=not body or spaced(body))
+
 @patch
 def expect(self: StepGuide, text: str) -> Expect | None:
     "What may follow `text` in a step this page allows (`None`: `text` is not the start of one)."
-    head = f"{self.n}.\nDescription: "
+    head = f"{self.n}.\nDescription:"
     if self.thought:                          # one line of thought, then the step
-        e, got = take(text, ["Thought: "])
+        e, got = take(text, ["Thought:"])
         if got is None: return e
-        if (i := got[1].find("\n")) < 0: return Expect(("\n" + head,) if got[1] else (), "\n", THOUGHT_CHARS - len(got[1]), spaced=spaced(got[1]))
+        if (i := got[1].find("\n")) < 0: return led_line(got[1], ("\n" + head,), THOUGHT_CHARS)
+        if got[1][:1] != " " or got[1][1:i].strip() == "": return None
         text = got[1][i + 1:]
     e, got = take(text, [head])
     if got is None: return e
     rest = got[1]
-    if (i := rest.find("\n")) < 0: return Expect(("\nAction: ",) if rest else (), "\n", self.description_chars - len(rest), spaced=spaced(rest))
-    e, got = take(rest[i:], ["\nAction: "])
+    if (i := rest.find("\n")) < 0: return led_line(rest, ("\nAction:",), self.description_chars)
+    if rest[:1] != " " or rest[1:i].strip() == "": return None
+    e, got = take(rest[i:], ["\nAction:"])
     if got is None: return e
     acts = self.actions()
     e, got = take(got[1], list(acts))
@@ -118,10 +145,14 @@ def expect(self: StepGuide, text: str) -> Expect | None:
         e, got = take(rest, [f"{k}{after}" for k in nodes])
         if got is None: return e
         node, rest = int(got[0][:-len(after)]), got[1]
-    if act in ("type(", "select(", 'message("'):   # a text between quotes, then the action's end
-        closers = ['", submit=True)', '")'] if act == "type(" else ['")']
-        if (j := rest.find('"')) < 0: return Expect(tuple(closers) if rest else (), TEXT_FORBIDDEN, self.text_chars - len(rest), spaced=spaced(rest))
-        e, got = take(rest[j:], closers)
+    if act == " select(" and node in self.options:   # one of the options the drop-down shows, then the action's end
+        e, got = take(rest, [json.dumps(o, ensure_ascii=False)[1:-1] + '")' for o in self.options[node]])
+        if got is None: return e
+        rest = got[1]
+    elif act in (" type(", " select(", ' message("'):   # a text between quotes, then the action's end
+        closers = ('", submit=True)', '")') if act == " type(" else ('")',)
+        if (j := rest.find('"')) < 0: return Expect(closers if rest else (), TEXT_FORBIDDEN, self.text_chars - len(rest), spaced=not rest or spaced(rest))
+        e, got = take(rest[j:], list(closers))
         if got is None: return e
         rest = got[1]
     e, got = take(rest, [self.tail(node)])
@@ -148,7 +179,7 @@ import torch
 _RUN = re.compile(r"\s\s")      # an untrained model would pad a free text with whitespace forever: no runs of it
 
 class GuideVocab:
-    "A tokenizer's tokens as texts: those with a given text, and masks of those free of some characters (special tokens never free)."
+    "A tokenizer's tokens as texts: those with a given text, and masks of those that free text may use (special tokens never)."
     def __init__(self, tok, size: int | None = None):
         self.tok, self.size = tok, max(size or 0, len(tok))
         special = set(tok.all_special_ids)
@@ -156,20 +187,38 @@ class GuideVocab:
         self.by_text: dict[str, list[int]] = {}
         for i, t in enumerate(self.texts):
             if t: self.by_text.setdefault(t, []).append(i)
-        self.eos, self._free = tok.eos_token_id, {}
+        self.eos, self._masks = tok.eos_token_id, {}
+
+    def _mask(self, key: tuple, ok) -> torch.Tensor:
+        "The mask of the tokens whose text passes `ok`, kept under `key`."
+        if key not in self._masks:
+            m = torch.zeros(self.size, dtype=torch.bool)
+            m[[i for i, t in enumerate(self.texts) if t and ok(t)]] = True
+            self._masks[key] = m
+        return self._masks[key]
 
     def free(self, forbidden: str, spaced: bool = False) -> torch.Tensor:
-        "Mask of the tokens of free text: a non-empty text with none of the `forbidden` characters, no run of whitespace, and no whitespace first if `spaced`."
-        if (forbidden, spaced) not in self._free:
-            m = torch.zeros(self.size, dtype=torch.bool)
-            ok = [i for i, t in enumerate(self.texts) if t and not any(c in t for c in forbidden) and not _RUN.search(t)
-                  and not (spaced and t[0].isspace())]
-            m[ok] = True
-            self._free[forbidden, spaced] = m
-        return self._free[forbidden, spaced]
+        "Mask of the tokens of free text: none of the `forbidden` characters, no run of whitespace, and no whitespace first if `spaced`."
+        return self._mask(("free", forbidden, spaced), lambda t: _plain(t, forbidden, spaced))
+
+    def led(self, forbidden: str) -> torch.Tensor:
+        "Mask of the tokens that begin a free text led by one space: ` Click`, ` ` (`Expect.lead`)."
+        return self._mask(("led", forbidden), lambda t: t[0] == " " and _plain(t, forbidden, False))
+
+    def closing(self, forbidden: str, spaced: bool, literals: tuple[str, ...]) -> torch.Tensor:
+        """Mask of the tokens that end a free text and begin one of the `literals` that close it, as SmolLM2's tokenizer
+        writes `me.")` or ` \\n`: free text, then from its first `forbidden` character a prefix of a literal."""
+        def ok(t):
+            i = next((k for k, c in enumerate(t) if c in forbidden), 0)
+            return i > 0 and _plain(t[:i], forbidden, spaced) and any(l.startswith(t[i:]) for l in literals)
+        return self._mask(("closing", forbidden, spaced, literals), ok)
 
     def decode(self, ids: list[int]) -> str:
         return self.tok.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+
+def _plain(t: str, forbidden: str, spaced: bool) -> bool:
+    "Whether `t` may stand in free text: none of `forbidden`, no run of whitespace, no whitespace first after whitespace (`spaced`)."
+    return not any(c in t for c in forbidden) and not _RUN.search(t) and not (spaced and t[0].isspace())
 
 # %% ../../nbs/86c_web_guide.ipynb #2ea48b17
 @patch
@@ -179,7 +228,11 @@ def allowed(self: GuideVocab, e: Expect | None) -> torch.Tensor:
     if e is not None and not e.end:
         for left in e.literals:
             for k in range(1, len(left) + 1): m[self.by_text.get(left[:k], [])] = True
-        if e.forbidden is not None and e.room > 0: m |= self.free(e.forbidden, e.spaced)
+        if e.forbidden is not None and e.room > 0:
+            if e.lead: m |= self.led(e.forbidden)
+            else:
+                m |= self.free(e.forbidden, e.spaced)
+                if e.literals: m |= self.closing(e.forbidden, e.spaced, e.literals)
     if not m.any(): m[self.eos] = True
     return m
 
