@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 # %% auto #0
 __all__ = ['DESCRIPTION_CHARS', 'TEXT_CHARS', 'TEXT_FORBIDDEN', 'THOUGHT_CHARS', 'VOCABS', 'Expect', 'take', 'page_targets',
-           'takes_text', 'select_options', 'spaced', 'StepGuide', 'led_line', 'GuideVocab', 'GuideVocabs',
-           'StepGuideProcessor', 'GuideStop']
+           'takes_text', 'select_options', 'spaced', 'StepGuide', 'led_line', 'token_texts', 'GuideVocab',
+           'GuideVocabs', 'StepGuideProcessor', 'GuideStop']
 
 # %% ../../nbs/86c_web_guide.ipynb #ebeb3782
 from .actions import TEXT_INPUTS
@@ -178,15 +178,28 @@ import torch
 # %% ../../nbs/86c_web_guide.ipynb #3a4e2f43
 _RUN = re.compile(r"\s\s")      # an untrained model would pad a free text with whitespace forever: no runs of it
 
+def token_texts(tok) -> tuple[list[str], list[str]]:
+    """Each token's text as it reads after other text, and as it reads first ('' for special tokens). A SentencePiece
+    tokenizer writes `▁Click` as ` Click` in a sentence but as `Click` at its start, so the first is read behind a
+    one-token anchor, less the anchor's text; a byte-level tokenizer (SmolLM2's) reads the same either way."""
+    special, anchor = set(tok.all_special_ids), tok("a", add_special_tokens=False)["input_ids"][-1:]
+    head = tok.decode(anchor, clean_up_tokenization_spaces=False)
+    alone = tok.batch_decode([[i] for i in range(len(tok))], clean_up_tokenization_spaces=False)
+    pairs = tok.batch_decode([anchor + [i] for i in range(len(tok))], clean_up_tokenization_spaces=False)
+    inside = [p[len(head):] if p.startswith(head) else a for p, a in zip(pairs, alone)]
+    return [("" if i in special else t) for i, t in enumerate(inside)], [("" if i in special else t) for i, t in enumerate(alone)]
+
 class GuideVocab:
     "A tokenizer's tokens as texts: those with a given text, and masks of those that free text may use (special tokens never)."
     def __init__(self, tok, size: int | None = None):
         self.tok, self.size = tok, max(size or 0, len(tok))
-        special = set(tok.all_special_ids)
-        self.texts = [("" if i in special else tok.decode([i], clean_up_tokenization_spaces=False)) for i in range(len(tok))]
+        self.texts, first = token_texts(tok)
         self.by_text: dict[str, list[int]] = {}
         for i, t in enumerate(self.texts):
             if t: self.by_text.setdefault(t, []).append(i)
+        self.by_first: dict[str, list[int]] = {}           # the answer's first token (it always starts with a literal)
+        for i, t in enumerate(first):
+            if t: self.by_first.setdefault(t, []).append(i)
         self.eos, self._masks = tok.eos_token_id, {}
 
     def _mask(self, key: tuple, ok) -> torch.Tensor:
@@ -222,12 +235,12 @@ def _plain(t: str, forbidden: str, spaced: bool) -> bool:
 
 # %% ../../nbs/86c_web_guide.ipynb #2ea48b17
 @patch
-def allowed(self: GuideVocab, e: Expect | None) -> torch.Tensor:
-    "Mask of the tokens that may come next under `e` (the end of the answer when nothing else may)."
-    m = torch.zeros(self.size, dtype=torch.bool)
+def allowed(self: GuideVocab, e: Expect | None, first: bool = False) -> torch.Tensor:
+    "Mask of the tokens that may come next under `e` (the end of the answer when nothing else may); `first`: the answer's first token."
+    m, by = torch.zeros(self.size, dtype=torch.bool), self.by_first if first else self.by_text
     if e is not None and not e.end:
         for left in e.literals:
-            for k in range(1, len(left) + 1): m[self.by_text.get(left[:k], [])] = True
+            for k in range(1, len(left) + 1): m[by.get(left[:k], [])] = True
         if e.forbidden is not None and e.room > 0:
             if e.lead: m |= self.led(e.forbidden)
             else:
@@ -256,7 +269,7 @@ class StepGuideProcessor:
     def __call__(self, input_ids, scores):
         mask = torch.full_like(scores, float("-inf"))
         for row, seq in enumerate(input_ids[:, self.prompt_len:].tolist()):
-            ok = self.vocab.allowed(self.guide.expect(self.vocab.decode(seq)))[:scores.shape[-1]]
+            ok = self.vocab.allowed(self.guide.expect(self.vocab.decode(seq)), first=not seq)[:scores.shape[-1]]
             mask[row, :ok.shape[0]][ok] = 0
         return scores + mask
 
