@@ -115,7 +115,7 @@ def _unquote(s: str) -> str:
     if len(s) > 1 and s[0] == s[-1] and s[0] in "\"'":
         try: return ast.literal_eval(s)
         except (SyntaxError, ValueError): return s[1:-1]
-    return s
+    return s[1:] if s[:1] in ('"', "'") else s    # a text cut off by the answer's token limit: its opening quote is not part of it
 
 def _from_step(text: str) -> tuple[PageAction | None, str | None] | None:
     "The action of the first step of a target-form output, or None when `text` is not in that form (or its `Action:` line says nothing)."
