@@ -1,14 +1,15 @@
 """What a web-track run costs per task, to plan the published web computation (issue 29 item 3).
 
-Runs each --methods web method with SmolLM2 (or --agent-llm) on --per-type test tasks of each type (stratified, the
-published sample's first tasks) through `run_web` in a temporary folder, with the web track's settings (--budget,
---max-page-steps, --repeat-limit, --step-eval-limit, --max-tokens, guided steps unless --free; the defaults are
-configs/published.yaml's), and prints per method and type: tasks, median seconds per task
-(wall, one worker), median page steps, median agent calls (counted and side calls), and the hours a run of
---single tasks (the published single-turn sample, the types in equal parts) would take at those medians. One
-timing per task: the medians, not the means, and no claim below the noise of a shared machine (state the load).
+Runs the published plan's own web runs (`configs/published.yaml`: `web/<track>/<method>`, with every setting the
+computation will use: agent_params such as `constrained` and `context_margin`, memory lengths, page budget, page-step
+limit, repeat limit, gold steps scored) on their first --per-type tasks of each type (the published sample's first
+tasks), one worker, in a temporary folder, with the response cache off, and prints per method and type: tasks, median seconds per task (wall),
+median page steps, median agent calls (counted and side calls), median prompt tokens of a call, and the hours the
+plan's run (its limit) would take at those medians with one worker. --free, --repeat-limit, --max-page-steps and
+--step-eval-limit override the plan's values to measure what a setting costs. One timing per task: the medians, not
+the means, and no claim below the noise of a shared machine (the load at start is printed; state it).
 
-    .venv/bin/python benchmarks/web_run_cost.py [--methods rules no_memory] [--per-type 2] [--single 150]
+    .venv/bin/python benchmarks/web_run_cost.py [--methods no_memory relevant_memory] [--per-type 2] [--track single]
 """
 from __future__ import annotations
 import argparse, json, os, statistics, tempfile
@@ -19,45 +20,51 @@ def med(xs): return statistics.median(xs) if xs else float("nan")
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--methods", nargs="+", default=["rules", "no_memory"])
-    ap.add_argument("--per-type", type=int, default=2)
-    ap.add_argument("--agent-llm", default="smollm2")
-    ap.add_argument("--budget", type=int, default=1024)
-    ap.add_argument("--max-page-steps", type=int, default=36)
-    ap.add_argument("--repeat-limit", type=int, default=3, help="0: no early stop on repeated steps")
-    ap.add_argument("--step-eval-limit", type=int, default=3)
-    ap.add_argument("--free", action="store_true", help="free decoding (default: guided, the published constrained)")
-    ap.add_argument("--max-tokens", type=int, default=384)
-    ap.add_argument("--single", type=int, default=150)
-    ap.add_argument("--params", default="{}", help="JSON: extra params per method, e.g. '{\"scribe\": {\"model\": \"configs/web/scribe.yaml\"}}'")
+    ap.add_argument("--methods", nargs="+", default=None, help="web methods of the plan (default: all of its web_methods)")
+    ap.add_argument("--track", default="single", choices=["single", "multi"])
+    ap.add_argument("--per-type", type=int, default=1)
+    ap.add_argument("--plan", default=None, help="the plan file (default configs/published.yaml)")
+    ap.add_argument("--free", action="store_true", help="free decoding instead of the plan's agent_params.constrained")
+    ap.add_argument("--repeat-limit", type=int, default=None, help="0: no early stop on repeated steps")
+    ap.add_argument("--max-page-steps", type=int, default=None)
+    ap.add_argument("--step-eval-limit", type=int, default=None)
     a = ap.parse_args(argv)
+    os.environ["PERSONALWAB_LLM_CACHE"] = "0"     # a timing: every model call answered now, none from the response cache
     from personalwab.data import load_benchmark
-    from personalwab.methods import NO_LLM_METHODS
-    from personalwab.runconfig import RunConfig
+    from personalwab.published import load_plan, plan_runs
     from personalwab.web.run import run_web
-    b = load_benchmark(progress=False)
-    extra = json.loads(a.params)
-    out = tempfile.mkdtemp(prefix="web-run-cost-")
-    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; budget {a.budget}, "
-          f"max_page_steps {a.max_page_steps}, repeat_limit {a.repeat_limit or None}, {'free' if a.free else 'guided'}, step_eval_limit {a.step_eval_limit}, max_tokens {a.max_tokens}")
-    print(f"{'method':16} {'type':10} {'tasks':>5} {'s/task':>7} {'pages':>5} {'calls':>5} {'side':>5}")
-    for m in a.methods:
-        params = {} if m in NO_LLM_METHODS else {"max_tokens": a.max_tokens, "constrained": not a.free}
-        params |= {"step_eval_limit": a.step_eval_limit} if m != "oracle" else {}
-        params |= extra.get(m, {})
-        cfg = RunConfig(method=m, agent_llm=a.agent_llm, split="test", limit=3 * a.per_type, sample="stratified", seed=2024, params=params)
-        r = run_web(cfg, out, progress=False, benchmark=b, budget=a.budget, max_page_steps=a.max_page_steps,
-                    **({"repeat_limit": a.repeat_limit} if a.repeat_limit else {}))
+    plan = load_plan(a.plan)
+    runs = {k.split("/")[-1]: c for k, (c, _) in plan_runs(plan).items() if k.startswith(f"web/{a.track}/")}
+    methods = a.methods or list(runs)
+    if missing := [m for m in methods if m not in runs]: raise SystemExit(f"not web methods of the plan: {missing} (it has {list(runs)})")
+    b, out = load_benchmark(progress=False), tempfile.mkdtemp(prefix="web-run-cost-")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; plan {a.plan or 'configs/published.yaml'}, "
+          f"{a.track}-turn, {a.per_type} task(s) per type")
+    print(f"{'method':16} {'type':10} {'tasks':>5} {'s/task':>7} {'pages':>5} {'calls':>5} {'side':>5} {'prompt':>6}")
+    for m in methods:
+        cfg = runs[m]
+        env, params = dict(cfg.env_params), dict(cfg.params)
+        if a.free and "constrained" in params: params["constrained"] = False
+        if a.step_eval_limit is not None and "step_eval_limit" in params: params["step_eval_limit"] = a.step_eval_limit
+        if a.max_page_steps is not None: env["max_page_steps"] = a.max_page_steps
+        if a.repeat_limit is not None:
+            if a.repeat_limit: env["repeat_limit"] = a.repeat_limit
+            else: env.pop("repeat_limit", None)
+        planned = cfg.limit
+        cfg = cfg.model_copy(update={"limit": 3 * a.per_type, "workers": 1, "params": params, "env_params": env})
+        r = run_web(cfg, out, progress=False, benchmark=b)
         recs = [json.loads(l) for l in (r.dir/"results.jsonl").read_text().splitlines()]
         hours = 0.0
         for ty in ("search", "recommend", "review"):
             rs = [x for x in recs if x["type"] == ty]
             calls = [sum(1 for u in x["usage"] if u.get("role") == "agent" and u.get("counted") is not False) for x in rs]
             side = [sum(1 for u in x["usage"] if u.get("counted") is False) for x in rs]
+            prompt = [u["prompt_tokens"] for x in rs for u in x["usage"] if u.get("prompt_tokens")]
             s = med([x["wall_s"] for x in rs])
-            hours += s * a.single / 3 / 3600
-            print(f"{m:16} {ty:10} {len(rs):5d} {s:7.1f} {med([len(x['page_steps']) for x in rs]):5.0f} {med(calls):5.0f} {med(side):5.0f}")
-        print(f"{m:16} {'total':10} {len(recs):5d}  -> {a.single} single-turn tasks: {hours:.2f} h with one worker")
+            hours += s * planned / 3 / 3600
+            print(f"{m:16} {ty:10} {len(rs):5d} {s:7.1f} {med([len(x['page_steps']) for x in rs]):5.0f} {med(calls):5.0f} "
+                  f"{med(side):5.0f} {med(prompt):6.0f}")
+        print(f"{m:16} {'total':10} {len(recs):5d}  -> the plan's {planned} tasks: {hours:.2f} h with one worker")
 
 
 if __name__ == "__main__": main()
