@@ -260,6 +260,13 @@ class GuideVocabs:
 
 VOCABS = GuideVocabs()
 
+# %% ../../nbs/86c_web_guide.ipynb #4ffc295a
+@patch
+def allows(self: StepGuide, tok, answer: str) -> bool:
+    "Whether every token of `answer`, tokenised as tokenizer `tok` tokenises it, is one this guide allows after those before it."
+    v, ids = VOCABS(tok), tok(answer, add_special_tokens=False)["input_ids"]
+    return all(v.allowed(self.expect(v.decode(ids[:k])), first=k == 0)[ids[k]] for k in range(len(ids)))
+
 # %% ../../nbs/86c_web_guide.ipynb #8a47662f
 class StepGuideProcessor:
     "A transformers logits processor: each row's next token is one `guide` allows after that row's answer so far."
