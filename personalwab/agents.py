@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Callable
 
 # %% auto #0
-__all__ = ['REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'RECMIND_RULES', 'INTEREC_RULES', 'TASKSPECIFIC_RULES',
-           'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message', 'tool_result_message',
-           'fit_memory', 'FunctionCallingAgent', 'parse_react', 'transcript', 'ReActAgent', 'interec_store',
-           'InteRecAgent']
+__all__ = ['REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'ELIDED', 'ELIDE_MIN_CHARS', 'RECMIND_RULES', 'INTEREC_RULES',
+           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message',
+           'tool_result_message', 'fit_memory', 'fit_history', 'FunctionCallingAgent', 'parse_react', 'transcript',
+           'ReActAgent', 'interec_store', 'InteRecAgent']
 
 # %% ../nbs/41_agents.ipynb #dfeed4fd
 from .schema import Benchmark, Task, FUNCTION_FOR_TYPE
@@ -62,10 +62,13 @@ class Agent:
 
     def call(self, ts: Turns, messages: list[dict], tools: list[dict] | None = None, purpose: str | None = None,
              max_tokens: int | None = None, guide=None) -> Completion:
-        "One LLM call; a step (`env.log_call`) unless `purpose` names a side call; `guide`: the answer's form (see `LLM.chat`)."
-        c = self.llm.chat(messages, tools=tools, temperature=self.temperature, max_tokens=max_tokens or self.max_tokens,
+        "One LLM call on `messages` fitted to the context (`fit_history`); a step (`env.log_call`) unless `purpose` names a side call; `guide`: the answer's form (see `LLM.chat`)."
+        room = max_tokens or self.max_tokens
+        messages, elided = fit_history(self.llm, messages, tools, room)
+        c = self.llm.chat(messages, tools=tools, temperature=self.temperature, max_tokens=room,
                           role="agent", seed=ts.seed, constrained=self.constrained and bool(tools), guide=guide)[0]
         u = c.usage.to_dict() if hasattr(c.usage, "to_dict") else dict(c.usage)
+        if elided: u["history_elided"] = elided
         if purpose is None and ts.memory_fit is not None and not any(x.get("role") == "agent" for x in ts.env.usage):
             u["memory_fit"] = ts.memory_fit   # the first step's usage records how much memory the prompt got
         if purpose is None: ts.env.log_call(u)
@@ -108,6 +111,22 @@ def fit_memory(llm: LLM, make_messages: Callable[[list], list[dict]], records: l
     limit = int(window * (1 - margin)) - max_tokens
     kept = fit_prefix(records, lambda ys: llm.prompt_tokens(make_messages(ys), tools) <= limit)
     return kept, info | {"given": len(kept), "limit": limit, "prompt_tokens": llm.prompt_tokens(make_messages(kept), tools)}
+
+# %% ../nbs/41_agents.ipynb #45e86ad8
+ELIDED = "(an earlier result, left out to fit the model's context)"
+ELIDE_MIN_CHARS = 400      # shorter messages (the user's replies, error notes) are kept
+
+def fit_history(llm: LLM, messages: list[dict], tools: list[dict] | None, max_tokens: int) -> tuple[list[dict], int]:
+    """`messages` with the oldest long results left out (`ELIDED`) until the prompt + `max_tokens` fits `llm`'s context, and
+    how many were; a long result is a tool message or a user message of at least `ELIDE_MIN_CHARS` after the first two and before the last."""
+    window = getattr(llm, "context_window", None)
+    if not window or llm.prompt_tokens(messages, tools) + max_tokens <= window: return messages, 0
+    out, n = [dict(m) for m in messages], 0
+    for m in out[2:-1]:
+        if m.get("role") in ("tool", "user") and len(m.get("content") or "") >= ELIDE_MIN_CHARS:
+            m["content"], n = ELIDED, n + 1
+            if llm.prompt_tokens(out, tools) + max_tokens <= window: break
+    return out, n
 
 # %% ../nbs/41_agents.ipynb #55f7c0ec
 class FunctionCallingAgent(Agent):
