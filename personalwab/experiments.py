@@ -15,8 +15,8 @@ from .schema import Track
 # %% auto #0
 __all__ = ['SINGLE_METHODS', 'MULTI_METHODS', 'SMOKE_LIMIT', 'SMOKE_LLM', 'SMOKE_MAX_STEPS', 'DEFAULT_BUDGET', 'MEMORY_LENGTHS',
            'PUMA_SMOKE_CONFIG', 'PUMA_SMOKE_OVERRIDES', 'PUMA_ABLATIONS', 'TABLE5_FACTORIES', 'EPISODE_COLUMNS',
-           'budget_params', 'memory_params', 'memory_note', 'table_configs', 'table4_configs', 'with_limits',
-           'puma_config', 'puma_config_for', 'computing', 'puma_models', 'table3_configs',
+           'SCORE_COLUMNS', 'budget_params', 'memory_params', 'memory_note', 'table_configs', 'table4_configs',
+           'with_limits', 'puma_config', 'puma_config_for', 'computing', 'puma_models', 'table3_configs',
            'puma_relevant_memory_factory', 'table5_configs', 'table6_configs', 'run_all', 'records', 'scores_long',
            'task_counts', 'attempts']
 
@@ -201,12 +201,14 @@ def run_all(configs: dict, progress: bool = True, agent_factories: dict | None =
 
 # %% ../nbs/62_experiments.ipynb #bf3c781a
 EPISODE_COLUMNS = ("usage", "actions", "observations", "messages", "end", "user_messages", "seed", "attempt", "started", "finished", "worker")
+SCORE_COLUMNS = ("function_acc", "result_acc", "steps", "cost_usd", "wall_s")
 
 def records(r, ok: bool = True) -> pd.DataFrame:
     "The records of run `r` (from `run_all`) for exactly the tasks its config selects (a run folder may hold more)."
     from personalwab.records import load_results
     df = load_results(r.dir)
-    if df.empty: df = df.reindex(columns=[*df.columns, *EPISODE_COLUMNS])   # a run with nothing published yet: the columns all the same
+    if df.empty:   # a run with nothing published yet: the columns all the same, the scores numbers (so a table of several runs keeps them numeric)
+        df = df.reindex(columns=[*df.columns, *EPISODE_COLUMNS]).astype({c: float for c in SCORE_COLUMNS})
     df = df[df.task_id.isin(r.task_ids)] if hasattr(r, "task_ids") else df
     return df[df.status == "ok"] if ok else df
 
