@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 # %% auto #0
 __all__ = ['DESCRIPTION_CHARS', 'TEXT_CHARS', 'TEXT_FORBIDDEN', 'THOUGHT_CHARS', 'VOCABS', 'Expect', 'take', 'page_targets',
-           'takes_text', 'select_options', 'spaced', 'StepGuide', 'led_line', 'token_texts', 'GuideVocab',
+           'takes_text', 'select_options', 'spaced', 'StepGuide', 'led_line', 'led_done', 'token_texts', 'GuideVocab',
            'GuideVocabs', 'StepGuideProcessor', 'GuideStop']
 
 # %% ../../nbs/86c_web_guide.ipynb #ebeb3782
@@ -119,6 +119,10 @@ def led_line(free: str, closers: tuple[str, ...], room: int) -> Expect | None:
     body = free[1:]
     return Expect(closers if body else (), "\n", room - len(body), spaced=not body or spaced(body))
 
+def led_done(line: str) -> bool:
+    "Whether `line`, a finished line of free text after a literal like `Description:`, is one space and then some text."
+    return line[:1] == " " and line[1:].strip() != ""
+
 @patch
 def expect(self: StepGuide, text: str) -> Expect | None:
     "What may follow `text` in a step this page allows (`None`: `text` is not the start of one)."
@@ -127,13 +131,13 @@ def expect(self: StepGuide, text: str) -> Expect | None:
         e, got = take(text, ["Thought:"])
         if got is None: return e
         if (i := got[1].find("\n")) < 0: return led_line(got[1], ("\n" + head,), THOUGHT_CHARS)
-        if got[1][:1] != " " or got[1][1:i].strip() == "": return None
+        if not led_done(got[1][:i]): return None
         text = got[1][i + 1:]
     e, got = take(text, [head])
     if got is None: return e
     rest = got[1]
     if (i := rest.find("\n")) < 0: return led_line(rest, ("\nAction:",), self.description_chars)
-    if rest[:1] != " " or rest[1:i].strip() == "": return None
+    if not led_done(rest[:i]): return None
     e, got = take(rest[i:], ["\nAction:"])
     if got is None: return e
     acts = self.actions()
