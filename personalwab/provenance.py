@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['ENV_PACKAGES', 'git_state', 'environment_info']
+__all__ = ['ENV_PACKAGES', 'OUTPUT_PATHS', 'git_state', 'environment_info']
 
 # %% ../nbs/29_provenance.ipynb #ae05bf9a
 from .config import repo_root
@@ -29,6 +29,9 @@ def git_state(root=None, ignore: tuple[str, ...] = ()) -> dict:
     "Commit of the checkout at `root` (default: this one) and whether tracked files differ from it; changes under `ignore` paths do not count."
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", *[f":!{p}" for p in ignore], root=root)
     return {"commit": _git("rev-parse", "HEAD", root=root), "dirty": bool(status)}
+
+# %% ../nbs/29_provenance.ipynb #5ab84b2c
+OUTPUT_PATHS = ("results", "figures", "nbs/paper")   # what the package writes into the checkout: evidence, not code
 
 # %% ../nbs/29_provenance.ipynb #de20aa5c
 def _cpu_name() -> str:
@@ -53,6 +56,6 @@ def environment_info(cfg: RunConfig | None = None) -> dict:
         except metadata.PackageNotFoundError: pass
     return {"time": _now(), "python": sys.version.split()[0], "platform": platform.platform(),
             "cpu": _cpu_name(), "cpu_count": os.cpu_count(), "gpus": _gpus(), "packages": vers,
-            "git": git_state(),
+            "git": git_state(ignore=OUTPUT_PATHS),
             "env": {k: os.environ[k] for k in ("PYTHONHASHSEED", "HF_HUB_OFFLINE", "OPENAI_BASE_URL", "CUDA_VISIBLE_DEVICES") if k in os.environ},
             "seeds": {"run": cfg.seed} if cfg else {}, "config": cfg.model_dump() if cfg else None}

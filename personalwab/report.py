@@ -12,8 +12,8 @@ from .paper import PARTS, METHOD_LABELS
 from .schema import TASK_TYPES
 
 # %% auto #0
-__all__ = ['REPRODUCTION_OUTPUTS', 'LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 'save_table', 'save_figure', 'machine', 'commit',
-           'describe_benchmark', 'llm_name', 'provenance', 'side_by_side', 'with_intervals', 'interval_bars', 'reading']
+__all__ = ['LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 'save_table', 'save_figure', 'machine', 'commit', 'describe_benchmark',
+           'llm_name', 'provenance', 'side_by_side', 'with_intervals', 'interval_bars', 'reading']
 
 # %% ../nbs/61_report.ipynb #6f15773c
 def _replace(tmp: Path, dest: Path) -> Path:
@@ -64,13 +64,12 @@ def machine() -> str:
     return f"{e['cpu']} ({e['cpu_count']} cores{gpu}), {platform.system()} {platform.machine()}"
 
 # %% ../nbs/61_report.ipynb #d2bb7c25
-REPRODUCTION_OUTPUTS = ("figures", "nbs/paper")   # what `make publish` itself rewrites
-
 def commit(root=None) -> str:
     """Short commit of the checkout, `+dirty` when tracked code or data has uncommitted changes. Changes to the
-    reproduction's own outputs (`figures/`, the executed `nbs/paper/` notebooks) do not count: `make publish` rewrites them."""
-    from personalwab.provenance import git_state
-    g = git_state(root, ignore=REPRODUCTION_OUTPUTS)
+    package's own outputs (`results/`, `figures/`, the executed `nbs/paper/` notebooks) do not count: `publish pack`
+    and `make publish` rewrite them."""
+    from personalwab.provenance import git_state, OUTPUT_PATHS
+    g = git_state(root, ignore=OUTPUT_PATHS)
     return f"{(g['commit'] or 'unknown')[:10]}{'+dirty' if g['dirty'] else ''}"
 
 # %% ../nbs/61_report.ipynb #dc5b213f
