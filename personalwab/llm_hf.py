@@ -252,7 +252,7 @@ class HFLLM(LLM):
     def __init__(self, path: str | os.PathLike, *, dtype: str = "float32", device: str = "cpu", name: str | None = None,
                  adapter: str | None = None, batch_size: int = 8, top_k: int = 50, top_p: float = 1.0,
                  native_tools: bool = False, cache=None, prefix_cache: bool = True, prefix_cache_tokens: int = 16384,
-                 stop_at_call: bool = True, max_time_s: float | None = 120.0):
+                 stop_at_call: bool = True, max_time_s: float | None = 300.0):
         self.path, self.dtype, self.device, self.adapter = Path(path), dtype, device, adapter
         self.batch_size, self.top_k, self.top_p, self.native_tools = batch_size, top_k, top_p, native_tools
         self.max_time_s = max_time_s   # wall-clock bound of one generate call (None: only max_tokens bounds it)
