@@ -10,22 +10,30 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['verification_sample', 'action_sequence', 'RunCheck', 'compare_records', 'cached_calls', 'verify_run',
-           'verify_published', 'verification_markdown']
+__all__ = ['verification_sample', 'rotating_types', 'action_sequence', 'RunCheck', 'compare_records', 'cached_calls',
+           'verify_run', 'verify_published', 'verification_markdown']
 
 # %% ../nbs/38a_verify.ipynb #a488b4b9
 from .published import PublishedPlan, plan_runs, read_records_gz, results_dir
 from .records import read_json
+from .schema import TASK_TYPES
 
 # %% ../nbs/38a_verify.ipynb #0f82131b
-def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 0) -> list[str]:
-    "Task ids to re-run from a published run's `records`: `per_type` of each task type, by a seeded hash (the same on every machine), in record order."
-    recs = list(records)
+def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None) -> list[str]:
+    """Task ids to re-run from a published run's `records`: `per_type` of each task type (of `types` only, when given),
+    by a seeded hash (the same on every machine), in record order."""
+    recs, only = list(records), set(types) if types is not None else None
     by: dict[str, set] = {}
-    for r in recs: by.setdefault(r.get("type"), set()).add(r["task_id"])
+    for r in recs:
+        if only is None or r.get("type") in only: by.setdefault(r.get("type"), set()).add(r["task_id"])
     key = lambda t: hashlib.sha256(f"{seed}|{t}".encode()).hexdigest()
     pick = {t for ids in by.values() for t in sorted(ids, key=key)[:per_type]}
     return list(dict.fromkeys(r["task_id"] for r in recs if r["task_id"] in pick))
+
+# %% ../nbs/38a_verify.ipynb #67bcb85a
+def rotating_types(i: int, k: int) -> tuple[str, ...]:
+    "The `k` task types that the `i`-th run of a rotation re-runs: `TASK_TYPES` from position `i` on, cyclically (every type for `k` >= 3)."
+    return tuple(TASK_TYPES[(i + j) % len(TASK_TYPES)] for j in range(min(k, len(TASK_TYPES))))
 
 # %% ../nbs/38a_verify.ipynb #3d8f441e
 def action_sequence(rec: dict) -> list[str]:
@@ -70,8 +78,9 @@ def cached_calls(records: Iterable[dict]) -> int:
 
 # %% ../nbs/38a_verify.ipynb #cee3bc24
 def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
-               seed: int = 0, progress: bool = False) -> RunCheck:
-    "Re-run `per_type` tasks of each type of the published run `packed` (`.../runs/<name>/`) with `cfg` (its plan config) in `scratch`."
+               seed: int = 0, progress: bool = False, types: Iterable[str] | None = None) -> RunCheck:
+    """Re-run `per_type` tasks of each type (of `types` only, when given) of the published run `packed` (`.../runs/<name>/`)
+    with `cfg` (its plan config) in `scratch`."""
     import tempfile
     from personalwab.runner import run
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
@@ -81,7 +90,7 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
         chk.error = f"{packed/'run.json'}: field name: {meta['name']!r}, but the plan computes {cfg.name!r} (other settings or code)"
         return chk
     pub = {r["task_id"]: r for r in read_records_gz(packed/"records.jsonl.gz") if r.get("trial", 0) == 0}
-    ids = verification_sample(pub.values(), per_type, seed)
+    ids = verification_sample(pub.values(), per_type, seed, types)
     if not ids: return chk
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1})
@@ -103,18 +112,21 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
 # %% ../nbs/38a_verify.ipynb #59a8fa34
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
-                     names: Iterable[str] | None = None, log=print) -> "pd.DataFrame":
-    "Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row per run."
+                     names: Iterable[str] | None = None, multi_types: int = 2, log=print) -> "pd.DataFrame":
+    """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row per run.
+    A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`rotating_types`)."""
     import pandas as pd
     from fastcore.xtras import modified_env
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    rows = []
+    rows, i_multi = [], -1
     for key, (cfg, factory) in plan_runs(plan, puma).items():
+        if cfg.track == "multi": i_multi += 1                       # counted over the whole plan: a run's types never depend on what is published
         packed = root/cfg.name
         if not (packed/"run.json").exists() or (want is not None and cfg.name not in want): continue
+        types = rotating_types(i_multi, multi_types) if cfg.track == "multi" else None
         t0 = time.perf_counter()
         try:
-            with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type)   # models answer now
+            with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types)   # models answer now
         except Exception as e: chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}")
         log(f"[verify] {key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} ({time.perf_counter() - t0:.0f}s)"
             + (f"; {chk.error}" if chk.error else ""))

@@ -142,7 +142,7 @@ def restore_published(runs: Path, log=print) -> dict | None:
     return models
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, log=print) -> int:
-    """Re-run `per_type` tasks of each type of every published run into `scratch` (emptied first: a fresh re-run each
+    """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
     time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
     import shutil
     from personalwab.published import load_plan
