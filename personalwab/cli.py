@@ -346,12 +346,16 @@ def _load_plan(plan: Path | None):
 def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Per run of the plan: tasks finished (run folder or published), planned, episode hours spent and left."
     from tabulate import tabulate
-    from personalwab.published import progress
+    from personalwab.published import progress, trained_puma
     with cli_errors("publish status"):
-        df = progress(_load_plan(plan), runs, results)
+        p = _load_plan(plan); puma = trained_puma(p)
+        df = progress(p, runs, results, puma=puma)
         print(tabulate(df[["run", "name", "done", "planned", "hours", "hours_left"]], headers="keys", showindex=False, floatfmt=".2f"))
+        unknown = df[df.hours_left.isna()]; n = len(unknown)
         print(f"\nepisodes done {int(df.done.sum())} / {int(df.planned.sum())}; episode hours spent {df.hours.sum():.1f}, "
-              f"left about {df.hours_left.sum():.1f} (PUMA's runs are listed once its model is trained)")
+              f"left about {df.hours_left.sum():.1f}"
+              + (f" (and {n} run{'s' * (n != 1)} of {int(unknown.planned.sum())} episodes not estimated until a run of the kind has records)" if n else "")
+              + ("" if puma or "puma" not in p.single_methods else "; PUMA's runs are listed once its model is trained"))
 
 # %% ../nbs/90_cli.ipynb #a6ae5756
 @publish_app.command("compute")
@@ -366,10 +370,11 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
 # %% ../nbs/90_cli.ipynb #24be9285
 @publish_app.command("pack")
 def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Pack the finished records of every planned run in the runs folder into results/."
-    from personalwab.published import pack_all, plan_runs
+    "Pack the finished records of every planned run in the runs folder into results/ (PUMA's runs once its model is trained here)."
+    from personalwab.published import pack_all, plan_runs, trained_puma
     with cli_errors("publish pack"):
-        metas = pack_all(runs, results, names={c.name for c, _ in plan_runs(_load_plan(plan)).values()})
+        p = _load_plan(plan)
+        metas = pack_all(runs, results, names={c.name for c, _ in plan_runs(p, trained_puma(p)).values()})
         print(f"packed {len(metas)} runs, {sum(m['records'] for m in metas)} records")
 
 # %% ../nbs/90_cli.ipynb #733ce7a2

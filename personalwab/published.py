@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterable
 __all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz',
            'read_records_gz', 'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
            'PublishedPlan', 'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
-           'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
-           'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
-           'compute_web_run', 'compute', 'rescore_published']
+           'trained_puma', 'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent',
+           'restore_web_agent', 'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent',
+           'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -293,9 +293,19 @@ def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pa
     df = pd.DataFrame(rows)
     llm = df.where(~df.run.str.contains("/rules"))                  # the no-LLM rules take seconds: not an estimate for the others
     web = df.run.str.startswith("web/")                            # page episodes cost otherwise: estimated from their own runs only
-    track_mean = llm.groupby([web, df.track]).per_task_s.transform("mean")
+    tuned = df.run.str.match(r"table[356]/") & df.name.str.startswith("puma-")   # so do the trained PUMA model's (~3x fewer seconds)
+    track_mean = llm.groupby([web, tuned, df.track]).per_task_s.transform("mean")
     df["hours_left"] = (df.planned - df.done) * df.per_task_s.fillna(track_mean) / 3600
     return df
+
+# %% ../nbs/38_published.ipynb #ad08deef
+def trained_puma(plan: PublishedPlan, log=lambda *a: None) -> dict | None:
+    "The specs of `plan`'s PUMA models (`experiments.puma_models`) when its pipeline is complete in its work folder, else `None`: never trains."
+    if "puma" not in plan.single_methods: return None
+    from personalwab.experiments import puma_config, puma_models
+    from personalwab.puma_pipeline import STAGES, stage_done
+    pc = puma_config(plan.puma_config, data=plan.data)
+    return puma_models(pc, log=log) if all(stage_done(pc, s) for s in STAGES) else None
 
 # %% ../nbs/38_published.ipynb #0292c795
 PUMA_STAGE_FILES = {"prepare": ("stats.json", "function.jsonl", "param.jsonl", "search_labels.jsonl"),
