@@ -293,7 +293,7 @@ def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pa
     df = pd.DataFrame(rows)
     llm = df.where(~df.run.str.contains("/rules"))                  # the no-LLM rules take seconds: not an estimate for the others
     web = df.run.str.startswith("web/")                            # page episodes cost otherwise: estimated from their own runs only
-    tuned = df.run.str.match(r"table[356]/") & df.name.str.startswith("puma-")   # so do the trained PUMA model's (~3x fewer seconds)
+    tuned = df.name.str.startswith("puma-")                        # so do the trained PUMA model's (a third of the seconds)
     track_mean = llm.groupby([web, tuned, df.track]).per_task_s.transform("mean")
     df["hours_left"] = (df.planned - df.done) * df.per_task_s.fillna(track_mean) / 3600
     return df
