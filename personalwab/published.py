@@ -127,6 +127,9 @@ def pack_run(run: str | Path, dest: str | Path | None = None) -> dict:
     cfg = read_json(run/"config.json", "run configuration")
     if not cfg or "config" not in cfg: raise FileNotFoundError(f"{run}: not a run folder (no config.json)")
     c = RunConfig.model_validate(cfg["config"])
+    if cfg.get("name", c.name) != c.name:   # its configuration holds paths of the checkout that computed it (a trained model's)
+        raise ValueError(f"{run/'config.json'}: field config: names the run {c.name!r} in this checkout, but it is {cfg['name']!r} "
+                         "(computed in another checkout, whose paths it holds): pack it from that checkout")
     recs = finished_records(run/"results.jsonl")
     invs = (read_json(run/"env.json", "environment record") or {}).get("invocations", [])
     out = dest/"runs"/c.name
