@@ -111,16 +111,14 @@ def compare_claims(new_csv: Path, committed_csv: Path) -> list[str]:
 
 def check_published(log=print) -> int:
     """The first check of the published evidence (results/, see `personalwab publish`): every published trajectory is
-    graded again by this checkout's scorer; prints one line per run and how far the published computation is, and
+    graded again by this checkout's scorer; prints one line per run, and
     returns the number of records whose score differs from the published one (any makes the reproduction fail)."""
-    from personalwab.published import load_plan, progress, rescore_published, results_dir
+    from personalwab.published import rescore_published, results_dir
     if not (results_dir()/"runs").exists(): log("\nNo published runs in results/ to check."); return 0
     df = rescore_published(log=lambda *a: None)
     log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
         f"{int(df.differ.sum())} differ")
     for r in df.itertuples(): log(f"  {r.run}: {r.records} records, {r.differ} differ" + (f" (largest {r.largest:.4f}: {r.tasks})" if r.differ else ""))
-    p = progress(load_plan())
-    log(f"  the published computation: {int(p.done.sum())} of {int(p.planned.sum())} planned episodes (PUMA's runs not yet counted)")
     return int(df.differ.sum())
 
 def restore_published(runs: Path, log=print) -> dict | None:
@@ -246,7 +244,10 @@ def main(argv=None) -> int:
         os.environ["PERSONALWAB_RUNS"] = str(work/"runs")          # the restored runs: this process and the notebooks' kernels
         models = restore_published(work/"runs")
         from personalwab.published import progress
-        done = {r.run for r in progress(plan, work/"runs", puma=models).itertuples() if r.done > 0}
+        prog = progress(plan, work/"runs", puma=models)
+        print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
+              + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)
+        done = {r.run for r in prog.itertuples() if r.done > 0}
         if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type)
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     for nb in notebooks(args.only):
