@@ -124,15 +124,14 @@ def check_published(log=print) -> int:
 def restore_published(runs: Path, log=print) -> dict | None:
     """Restore the published runs, the recommender they used and the plan's PUMA model into `runs` (which must be
     $PERSONALWAB_RUNS already); returns PUMA's model specs (`experiments.puma_models`) when its model is published."""
-    from personalwab.published import load_plan, restore_all, restore_puma, restore_sasrec
-    from personalwab.experiments import puma_config, puma_models
-    from personalwab.puma_pipeline import STAGES, stage_done
+    from personalwab.published import load_plan, restore_all, restore_puma, restore_sasrec, trained_puma
+    from personalwab.experiments import puma_config
     plan, t0 = load_plan(), time.time()
     dirs = restore_all(None, runs)
     restore_sasrec(plan.data, log=log)
     pc = puma_config(plan.puma_config, data=plan.data)
     meta = restore_puma(pc, log=lambda *a: None)
-    models = puma_models(pc, log=lambda *a: None) if meta and all(stage_done(pc, s) for s in STAGES) else None
+    models = trained_puma(plan) if meta else None
     from personalwab.published import restore_plan_web_agent
     restore_plan_web_agent(plan, log=lambda *a: None)   # the specialised web agent the web runs used, merged again
     log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
