@@ -344,9 +344,10 @@ def _load_plan(plan: Path | None):
 # %% ../nbs/90_cli.ipynb #21da3561
 @publish_app.command("status")
 def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Per run of the plan: tasks finished (run folder or published), planned, episode hours spent and left."
+    "Per run of the plan: tasks finished (run folder or published), planned, episode hours spent and left; and what make reproduce's verification will cost."
     from tabulate import tabulate
     from personalwab.published import progress, trained_puma
+    from personalwab.verify import verification_estimate
     with cli_errors("publish status"):
         p = _load_plan(plan); puma = trained_puma(p)
         df = progress(p, runs, results, puma=puma)
@@ -356,6 +357,11 @@ def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _R
               f"left about {df.hours_left.sum():.1f}"
               + (f" (and {n} run{'s' * (n != 1)} of {int(unknown.planned.sum())} episodes not estimated until a run of the kind has records)" if n else "")
               + ("" if puma or "puma" not in p.single_methods else "; PUMA's runs are listed once its model is trained"))
+        v = verification_estimate(p, results, runs, puma=puma)
+        timed, guessed = (v.source == "published").sum(), ((v.source == "estimated") & v.seconds.notna()).sum()
+        print(f"make reproduce's verification of the whole plan: {int(v.tasks.sum())} episodes in {len(v)} run{'s' * (len(v) != 1)}, "
+              f"about {v.seconds.sum() / p.workers / 60:.0f} min with {p.workers} workers ({timed} runs as timed when computed, {guessed} estimated"
+              + (f", {v.seconds.isna().sum()} not estimated yet)" if v.seconds.isna().any() else ")"))
 
 # %% ../nbs/90_cli.ipynb #a6ae5756
 @publish_app.command("compute")

@@ -279,7 +279,7 @@ def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
 
 # %% ../nbs/38_published.ipynb #e9c289ac
 def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, puma: dict | None = None) -> "pd.DataFrame":
-    "One row per planned run: tasks finished (in `runs` or published in `dest`), tasks planned, episode hours spent, hours left (estimated)."
+    "One row per planned run: tasks finished (in `runs` or published in `dest`), tasks planned, episode hours spent, seconds a task and hours left (estimated)."
     import pandas as pd
     from personalwab.runconfig import load_data, select_tasks
     b, pub = load_data(plan.data, progress=False), (Path(dest) if dest else results_dir())/"runs"
@@ -298,7 +298,8 @@ def progress(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pa
     web = df.run.str.startswith("web/")                            # page episodes cost otherwise: estimated from their own runs only
     tuned = df.name.str.startswith("puma-")                        # so do the trained PUMA model's (a third of the seconds)
     track_mean = llm.groupby([web, tuned, df.track]).per_task_s.transform("mean")
-    df["hours_left"] = (df.planned - df.done) * df.per_task_s.fillna(track_mean) / 3600
+    df["task_s"] = df.per_task_s.fillna(track_mean)                # the run's own mean seconds a task, else its kind's
+    df["hours_left"] = (df.planned - df.done) * df.task_s / 3600
     return df
 
 # %% ../nbs/38_published.ipynb #ad08deef

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['verification_sample', 'rotating_types', 'action_sequence', 'RunCheck', 'compare_records', 'cached_calls',
-           'verify_run', 'verify_published', 'verification_markdown']
+__all__ = ['verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck', 'compare_records',
+           'cached_calls', 'verify_run', 'verify_published', 'verification_markdown', 'verification_estimate']
 
 # %% ../nbs/38a_verify.ipynb #a488b4b9
 from .published import PublishedPlan, plan_runs, read_records_gz, results_dir
@@ -34,6 +34,15 @@ def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 
 def rotating_types(i: int, k: int) -> tuple[str, ...]:
     "The `k` task types that the `i`-th run of a rotation re-runs: `TASK_TYPES` from position `i` on, cyclically (every type for `k` >= 3)."
     return tuple(TASK_TYPES[(i + j) % len(TASK_TYPES)] for j in range(min(k, len(TASK_TYPES))))
+
+# %% ../nbs/38a_verify.ipynb #c897f2ec
+def plan_samples(plan: PublishedPlan, puma: dict | None = None, multi_types: int = 2) -> dict[str, tuple]:
+    "`plan_runs(plan, puma)` as key -> (config, agent factory, the task types its verification re-runs: `None` for every type)."
+    out, i = {}, -1
+    for key, (cfg, factory) in plan_runs(plan, puma).items():
+        if cfg.track == "multi": i += 1
+        out[key] = (cfg, factory, rotating_types(i, multi_types) if cfg.track == "multi" else None)
+    return out
 
 # %% ../nbs/38a_verify.ipynb #3d8f441e
 def action_sequence(rec: dict) -> list[str]:
@@ -114,16 +123,14 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
                      names: Iterable[str] | None = None, multi_types: int = 2, log=print) -> "pd.DataFrame":
     """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row per run.
-    A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`rotating_types`)."""
+    A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`)."""
     import pandas as pd
     from fastcore.xtras import modified_env
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    rows, i_multi = [], -1
-    for key, (cfg, factory) in plan_runs(plan, puma).items():
-        if cfg.track == "multi": i_multi += 1                       # counted over the whole plan: a run's types never depend on what is published
+    rows = []
+    for key, (cfg, factory, types) in plan_samples(plan, puma, multi_types).items():
         packed = root/cfg.name
         if not (packed/"run.json").exists() or (want is not None and cfg.name not in want): continue
-        types = rotating_types(i_multi, multi_types) if cfg.track == "multi" else None
         t0 = time.perf_counter()
         try:
             with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types)   # models answer now
@@ -149,3 +156,22 @@ def verification_markdown(df: "pd.DataFrame") -> str:
                      + (f" {r.error} |" if r.error else ""))
     n, k = int(df.tasks.sum()), int(df.identical.sum())
     return "\n".join(lines) + f"\n\n{k} of {n} re-run episodes repeat the published actions exactly, in {len(df)} runs.\n"
+
+# %% ../nbs/38a_verify.ipynb #c2c96217
+def verification_estimate(plan: PublishedPlan, dest: str | Path | None = None, runs: str | Path | None = None,
+                          per_type: int = 1, multi_types: int = 2, puma: dict | None = None) -> "pd.DataFrame":
+    """Per run of `plan`: the tasks `verify_published` re-runs once the run is published, and their seconds: the sample's
+    own published seconds for a finished run (`source` "published"), else the sample's size times the run's estimated
+    seconds a task (`published.progress`; "estimated", NaN while no run of its kind has records)."""
+    import pandas as pd
+    from personalwab.published import progress
+    prog = progress(plan, runs, dest, puma=puma).set_index("run")
+    root, rows = (Path(dest) if dest else results_dir())/"runs", []
+    for key, (cfg, _, types) in plan_samples(plan, puma, multi_types).items():
+        n, gz = per_type * len(types or TASK_TYPES), root/cfg.name/"records.jsonl.gz"
+        pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0} if gz.exists() else {}
+        ids = verification_sample(pub.values(), per_type, types=types)
+        if len(pub) >= prog.planned[key] and len(ids) == n:
+            rows.append({"run": key, "name": cfg.name, "tasks": n, "seconds": sum(float(pub[t].get("wall_s") or 0) for t in ids), "source": "published"})
+        else: rows.append({"run": key, "name": cfg.name, "tasks": n, "seconds": n * prog.task_s[key], "source": "estimated"})
+    return pd.DataFrame(rows)
