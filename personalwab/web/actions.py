@@ -127,8 +127,10 @@ def _from_step(text: str) -> tuple[PageAction | None, str | None] | None:
     line = rest.split("\n", 1)[0].strip().rstrip("`")
     w = re.match(r"([A-Za-z_]+)\s*[:(]?\s*(.*?)\)?$", line)
     if not w or w.group(1).lower() not in ACTION_WORDS: return None
-    kind = ACTION_WORDS[w.group(1).lower()]
-    return make_action(kind, node, _unquote(w.group(2)) if kind in ("type", "select", "message") else None)
+    kind, arg = ACTION_WORDS[w.group(1).lower()], w.group(2)
+    if node is None and kind in ("click", "type", "select") and (a := re.match(r"(\d{1,9})\s*(?:,\s*(.*))?$", arg, re.S)):
+        node, arg = a.group(1), a.group(2) or ""                 # `type(11, "text…` cut by the token limit before its `Node:` line
+    return make_action(kind, node, _unquote(arg) if kind in ("type", "select", "message") else None)
 
 # %% ../../nbs/82_web_actions.ipynb #73d123ed
 def parse_action(output: Any) -> tuple[PageAction | None, str | None]:

@@ -137,7 +137,8 @@ def step(self: ShopEnv, output: Any) -> tuple[Observation, bool, PageStep | None
     self.steps.append(st)
     if self.keep_pages: self.pages.append(self._page(obs))
     k = self.repeat_limit
-    if not self.session.done and k and len(self.steps) >= k and len({(s.url, s.action) for s in self.steps[-k:]}) == 1: self.end = "repeated_action"
+    same = lambda s: (s.url if s.node is not None else "", s.action)   # go_back() is one action wherever it is done
+    if not self.session.done and k and len(self.steps) >= k and len({same(s) for s in self.steps[-k:]}) == 1: self.end = "repeated_action"
     elif not self.session.done and len(self.steps) >= self.max_page_steps: self.end = "max_page_steps"
     nxt = self.observe(note=err or "")
     st.env_s = time.perf_counter() - t0
