@@ -41,6 +41,12 @@ def _fail(command: str, msg: str, code: int):
     raise typer.Exit(code)
 
 # %% ../nbs/90_cli.ipynb #d7d575aa
+def _interrupted_line(command: str, e: KeyboardInterrupt) -> str:
+    "What a stop outside a run's task loop says: the run's own message (`RunInterrupted`) covers a stop among tasks."
+    kind = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
+    return (f"personalwab {command}: interrupted ({kind}) outside a run's tasks (loading, training, writing or packing); "
+            f"every record already written is kept, and the same command resumes from them")
+
 @contextlib.contextmanager
 def cli_errors(command: str):
     "Turn what goes wrong in a command into one line on stderr and an exit status: 2 usage, 1 data/disk, 130/143 interrupted."
@@ -48,7 +54,7 @@ def cli_errors(command: str):
     except (typer.Exit, typer.Abort, SystemExit): raise
     except RunInterrupted as e: print(e.message(), file=sys.stderr); raise typer.Exit(e.exit_code) from None
     except KeyboardInterrupt as e:
-        print(f"interrupted ({'SIGTERM' if isinstance(e, Terminated) else 'Ctrl-C'}) before any task ran", file=sys.stderr)
+        print(_interrupted_line(command, e), file=sys.stderr)
         raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
     except UsageError as e: _fail(command, str(e), 2)
     except OSError as e:

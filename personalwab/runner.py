@@ -208,10 +208,13 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
 # %% ../nbs/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager
 def stop_on_sigterm():
-    "While inside, SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`)."
+    "While inside, the first SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`); later ones, while that stop is handled, are ignored."
     if threading.current_thread() is not threading.main_thread(): yield; return
-    def handler(signum, frame): raise Terminated()
+    stopping = False
+    def handler(signum, frame):
+        nonlocal stopping
+        if stopping: return                                # e.g. `timeout`'s second SIGTERM, to the process group
+        stopping = True; raise Terminated()
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
-

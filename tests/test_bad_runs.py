@@ -252,18 +252,20 @@ def _lines(d: Path) -> int: return sum(f.read_bytes().count(b"\n") for f in d.gl
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_signal_stops_run_promptly_and_resume_completes(tmp_path, sig, code):
+@pytest.mark.parametrize("sig, code, as_timeout", [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, False), (signal.SIGTERM, 143, True)])
+def test_signal_stops_run_promptly_and_resume_completes(tmp_path, sig, code, as_timeout):
+    "as_timeout: the signal as `timeout -s TERM` sends it, to the command and then to its process group (the command gets it twice)."
     n = 30
     cmd = [EXE, "run", "oracle", "--limit", str(n), "--param", "pause_s=0.5", "--out-dir", str(tmp_path), "--no-progress"]
     # a shell's background job ignores SIGINT; the child gets the default disposition, as in a terminal
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=as_timeout,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 600
     while _lines(tmp_path) < 1:
         assert p.poll() is None and time.time() < deadline, "the run ended before its first record"
         time.sleep(0.1)
     t0 = time.perf_counter(); p.send_signal(sig)
+    if as_timeout: os.killpg(p.pid, sig)
     out, err = p.communicate(timeout=120)
     took = time.perf_counter() - t0
     print(f"{signal.Signals(sig).name}: exit {p.returncode} after {took:.2f} s")
