@@ -303,6 +303,7 @@ def main() -> None:
     offline()                                          # the process-wide switches are set here, never on import
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     warnings.filterwarnings("ignore", message="IProgress not found")   # tqdm.auto's fallback notice
+    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)  # peft wrapping a model
     warnings.formatwarning = _warning_line
     try: app()
     except SystemExit as e:

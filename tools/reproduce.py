@@ -31,10 +31,13 @@ are cached by the runner (a config-addressed results folder), so a re-run only r
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K]
 """
 from __future__ import annotations
-import argparse, os, re, subprocess, sys, tempfile, time
+import argparse, os, re, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# peft asks transformers for a deprecated property each time it wraps a model (restoring PUMA from its adapters):
+# a notice about the installed libraries, not about the reproduction; it is kept off the console and the notebooks.
+PEFT_DEPRECATION = "`is_gradient_checkpointing` is deprecated"
 PAPER = ROOT/"nbs"/"paper"
 # What the paper has, and the notebook that reproduces it.
 EXPECTED = {
@@ -218,8 +221,10 @@ def main(argv=None) -> int:
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
                  # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
                  "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
-                 "PYTHONWARNINGS": "ignore:IProgress not found", "TRANSFORMERS_VERBOSITY": "error"}.items():
+                 "PYTHONWARNINGS": f"ignore:IProgress not found,ignore:{PEFT_DEPRECATION}:FutureWarning",
+                 "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
+    warnings.filterwarnings("ignore", message=PEFT_DEPRECATION, category=FutureWarning)
     smoke, quick, check = args.profile == "smoke", args.profile == "quick", args.profile == "default"
     out = Path(args.out) if args.out else default_out(args.profile, args.publish)
     out.mkdir(parents=True, exist_ok=True)
