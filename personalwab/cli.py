@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 from pydantic import ValidationError
-from .config import offline
+from .config import ignore_library_notices, offline
 from .encoding import encodable
 from .runconfig import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
 from .track import track_spec
@@ -302,8 +302,7 @@ def main() -> None:
     "Console-script entry point: offline switches first, then the typer app; an interrupted run exits at once."
     offline()                                          # the process-wide switches are set here, never on import
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    warnings.filterwarnings("ignore", message="IProgress not found")   # tqdm.auto's fallback notice
-    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)  # peft wrapping a model
+    ignore_library_notices()                           # tqdm.auto's and peft's notices about themselves
     warnings.formatwarning = _warning_line
     try: app()
     except SystemExit as e:

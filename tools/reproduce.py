@@ -31,13 +31,10 @@ are cached by the runner (a config-addressed results folder), so a re-run only r
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K]
 """
 from __future__ import annotations
-import argparse, os, re, subprocess, sys, tempfile, time, warnings
+import argparse, os, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# peft asks transformers for a deprecated property each time it wraps a model (restoring PUMA from its adapters):
-# a notice about the installed libraries, not about the reproduction; it is kept off the console and the notebooks.
-PEFT_DEPRECATION = "`is_gradient_checkpointing` is deprecated"
 PAPER = ROOT/"nbs"/"paper"
 # What the paper has, and the notebook that reproduces it.
 EXPECTED = {
@@ -218,13 +215,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     import papermill as pm
+    from personalwab.config import ignore_library_notices
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
                  # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
                  "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
-                 "PYTHONWARNINGS": f"ignore:IProgress not found,ignore:{PEFT_DEPRECATION}:FutureWarning",
-                 "TRANSFORMERS_VERBOSITY": "error"}.items():
+                 # the libraries' notices about themselves (personalwab.config.LIBRARY_NOTICES): off the console and the notebooks
+                 "PYTHONWARNINGS": ignore_library_notices(), "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
-    warnings.filterwarnings("ignore", message=PEFT_DEPRECATION, category=FutureWarning)
     smoke, quick, check = args.profile == "smoke", args.profile == "quick", args.profile == "default"
     out = Path(args.out) if args.out else default_out(args.profile, args.publish)
     out.mkdir(parents=True, exist_ok=True)
