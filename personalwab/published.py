@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 # %% auto #0
-__all__ = ['PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records', 'write_records_gz',
-           'read_records_gz', 'model_digest', 'provenance_of', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
-           'PublishedPlan', 'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress',
-           'trained_puma', 'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent',
-           'restore_web_agent', 'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent',
-           'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
+__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records',
+           'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of', 'merge_provenance', 'published_part',
+           'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan', 'load_plan', 'web_extra',
+           'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma', 'pack_pipeline',
+           'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent', 'pack_sasrec',
+           'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model', 'compute_web_run',
+           'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -120,6 +121,30 @@ def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
             "invocations": len(used) or len(invocations),   # those that wrote records: a resume with nothing to do changes nothing
             "episode_seconds": round(sum(float(r.get("wall_s") or 0) for r in records), 1)}
 
+# %% ../nbs/38_published.ipynb #1ca199ef
+def merge_provenance(published: dict, local: dict | None, records: list[dict]) -> dict:
+    """The provenance of a run restored from a publication and resumed here: `published` (its `run.json`'s), `local` (`provenance_of`
+    the records computed here; None if none, and then the publication's is the run's, unchanged), `records` all of them."""
+    if local is None: return dict(published)
+    ends = [t for t in (published.get("finished"), local["finished"]) if t]
+    return published | {"commits": list(dict.fromkeys(list(published.get("commits") or []) + local["commits"])),
+                        "dirty": bool(published.get("dirty")) or local["dirty"],
+                        "data": local["data"] or published.get("data"),
+                        "machine": local["machine"], "packages": local["packages"],   # the last invocation's, as for a run computed in one place
+                        "started": published.get("started") or local["started"],
+                        "finished": max(ends) if ends else None,
+                        "invocations": int(published.get("invocations") or 0) + local["invocations"],
+                        "episode_seconds": round(sum(float(r.get("wall_s") or 0) for r in records), 1)}
+
+# %% ../nbs/38_published.ipynb #8d3c306b
+RESTORED_FILE = "restored.json"
+
+def published_part(run: str | Path) -> tuple[dict, set[tuple[str, int]]] | None:
+    "What run folder `run` holds of a publication (`RESTORED_FILE`, written by `restore_run`): its provenance and the (task, trial) of its records; None if nothing."
+    meta = read_json(Path(run)/RESTORED_FILE, "restored publication")
+    if not meta: return None
+    return meta["provenance"], {(k[0], int(k[1])) for k in meta["records"]}
+
 # %% ../nbs/38_published.ipynb #224f2da5
 def pack_run(run: str | Path, dest: str | Path | None = None) -> dict:
     "Pack the finished records and provenance of run folder `run` into `<dest>/runs/<name>/` (default `results_dir()`); returns its `run.json`."
@@ -132,9 +157,13 @@ def pack_run(run: str | Path, dest: str | Path | None = None) -> dict:
                          "(computed in another checkout, whose paths it holds): pack it from that checkout")
     recs = finished_records(run/"results.jsonl")
     invs = (read_json(run/"env.json", "environment record") or {}).get("invocations", [])
+    if (part := published_part(run)) is None: prov = portable(provenance_of(invs, recs))
+    else:                                   # restored: the publication's records keep its provenance, the rest is this folder's
+        mine = [r for r in recs if (r["task_id"], r.get("trial", 0)) not in part[1]]
+        prov = merge_provenance(part[0], portable(provenance_of(invs, mine)) if mine else None, recs)
     out = dest/"runs"/c.name
     meta = {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": portable(c.model_dump()),
-            "records": len(recs), "provenance": portable(provenance_of(invs, recs)),
+            "records": len(recs), "provenance": prov,
             "model": {"spec": portable_model(c.agent_llm), "version": c.model_version, "sha256": model_digest(c.agent_llm)}}
     write_records_gz(out/"records.jsonl.gz", (portable(r) for r in recs))
     atomic_write_json(out/"run.json", meta)
@@ -150,15 +179,18 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
         raise ValueError(f"{packed/'run.json'}: field name: {meta['name']!r} is not the name of its configuration ({c.name!r})")
     d = run_dir(c, runs); d.mkdir(parents=True, exist_ok=True)
     have = {(r["task_id"], r.get("trial", 0)) for r in finished_records(d/"results.jsonl")}
-    new = [r for r in read_records_gz(packed/"records.jsonl.gz") if (r["task_id"], r.get("trial", 0)) not in have]
+    published = read_records_gz(packed/"records.jsonl.gz")
+    new = [r for r in published if (r["task_id"], r.get("trial", 0)) not in have]
     if new:
         with open(d/"results.jsonl", "a", encoding="utf-8") as f:
             for r in new: f.write(dumps(r) + "\n")
             f.flush(); os.fsync(f.fileno())
     if not (d/"config.json").exists():
         atomic_write_json(d/"config.json", {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": c.model_dump()})
-    if not (d/"env.json").exists():
-        atomic_write_json(d/"env.json", {"invocations": [], "restored_from": meta["provenance"]})
+    if not (d/"env.json").exists(): atomic_write_json(d/"env.json", {"invocations": []})
+    keys, old = {(r["task_id"], r.get("trial", 0)) for r in published}, published_part(d)
+    if old is None or len(keys) >= len(old[1]):               # publications only grow: the larger one covers the other
+        atomic_write_json(d/RESTORED_FILE, {"provenance": meta["provenance"], "records": sorted(keys)})
     return d
 
 # %% ../nbs/38_published.ipynb #960deac9
