@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 # %% auto #0
-__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'finished_records',
-           'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of', 'merge_provenance', 'published_part',
-           'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan', 'load_plan', 'web_extra',
-           'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma', 'pack_pipeline',
-           'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent', 'pack_sasrec',
-           'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model', 'compute_web_run',
-           'compute', 'rescore_published']
+__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'record_key',
+           'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of',
+           'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
+           'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma',
+           'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
+           'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
+           'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -44,6 +44,10 @@ def portable(obj: Any) -> Any:
     return obj
 
 # %% ../nbs/38_published.ipynb #3b223817
+def record_key(r: dict) -> tuple[str, int]:
+    "The (task, trial) a record is the result of: a run holds one finished record of each."
+    return r["task_id"], r.get("trial", 0)
+
 def finished_records(path: str | Path) -> list[dict]:
     "The `ok` records of a results file, one per (task, trial), in file order; a torn last line (being written) is left out."
     path = Path(path)
@@ -55,7 +59,7 @@ def finished_records(path: str | Path) -> list[dict]:
         try: r = json.loads(line)
         except ValueError: continue
         if record_problem(r) is None and r.get("status") == "ok": recs.append(r)
-    last = {(r["task_id"], r.get("trial", 0)): i for i, r in enumerate(recs)}   # the last ok record of each task counts
+    last = {record_key(r): i for i, r in enumerate(recs)}   # the last ok record of each task counts
     return [recs[i] for i in sorted(last.values())]
 
 # %% ../nbs/38_published.ipynb #9217b555
@@ -159,7 +163,7 @@ def pack_run(run: str | Path, dest: str | Path | None = None) -> dict:
     invs = (read_json(run/"env.json", "environment record") or {}).get("invocations", [])
     if (part := published_part(run)) is None: prov = portable(provenance_of(invs, recs))
     else:                                   # restored: the publication's records keep its provenance, the rest is this folder's
-        mine = [r for r in recs if (r["task_id"], r.get("trial", 0)) not in part[1]]
+        mine = [r for r in recs if record_key(r) not in part[1]]
         prov = merge_provenance(part[0], portable(provenance_of(invs, mine)) if mine else None, recs)
     out = dest/"runs"/c.name
     meta = {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": portable(c.model_dump()),
@@ -178,9 +182,9 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
     if c.name != meta["name"]:
         raise ValueError(f"{packed/'run.json'}: field name: {meta['name']!r} is not the name of its configuration ({c.name!r})")
     d = run_dir(c, runs); d.mkdir(parents=True, exist_ok=True)
-    have = {(r["task_id"], r.get("trial", 0)) for r in finished_records(d/"results.jsonl")}
+    have = {record_key(r) for r in finished_records(d/"results.jsonl")}
     published = read_records_gz(packed/"records.jsonl.gz")
-    new = [r for r in published if (r["task_id"], r.get("trial", 0)) not in have]
+    new = [r for r in published if record_key(r) not in have]
     if new:
         with open(d/"results.jsonl", "a", encoding="utf-8") as f:
             for r in new: f.write(dumps(r) + "\n")
@@ -188,7 +192,7 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
     if not (d/"config.json").exists():
         atomic_write_json(d/"config.json", {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": c.model_dump()})
     if not (d/"env.json").exists(): atomic_write_json(d/"env.json", {"invocations": []})
-    keys, old = {(r["task_id"], r.get("trial", 0)) for r in published}, published_part(d)
+    keys, old = {record_key(r) for r in published}, published_part(d)
     if old is None or len(keys) >= len(old[1]):               # publications only grow: the larger one covers the other
         atomic_write_json(d/RESTORED_FILE, {"provenance": meta["provenance"], "records": sorted(keys)})
     return d
