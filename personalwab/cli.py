@@ -341,6 +341,11 @@ _PlanOpt = Annotated[Optional[Path], _Opt("--plan", help="the plan (default conf
 _RunsOpt = Annotated[Optional[Path], _Opt("--runs", help="runs folder (default runs/ or $PERSONALWAB_RUNS)")]
 _ResultsOpt = Annotated[Optional[Path], _Opt("--results", help="published folder (default results/)")]
 
+def _in_runs(runs: Path | None):
+    """`--runs` as `$PERSONALWAB_RUNS` while a command works: PUMA's and the web agent's work folders (`runs/...` in
+    their configs) follow it, so `status`, `compute` and `pack` look for the models where `restore` put them."""
+    return modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {}))
+
 def _load_plan(plan: Path | None):
     from personalwab.published import load_plan
     try: return load_plan(plan)
@@ -354,7 +359,7 @@ def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _R
     from tabulate import tabulate
     from personalwab.published import progress, trained_puma
     from personalwab.verify import verification_estimate
-    with cli_errors("publish status"):
+    with cli_errors("publish status"), _in_runs(runs):
         p = _load_plan(plan); puma = trained_puma(p)
         df = progress(p, runs, results, puma=puma)
         print(tabulate(df[["run", "name", "done", "planned", "hours", "hours_left"]], headers="keys", showindex=False, floatfmt=".2f"))
@@ -376,15 +381,15 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
                         only: Annotated[Optional[list[str]], _Opt("--only", help="run keys of the plan (e.g. table3/no_memory; repeatable)")] = None) -> None:
     "Compute (resume) every run of the plan, packing finished records into results/ as it goes."
     from personalwab.published import compute
-    with cli_errors("publish compute"), stop_on_sigterm():
+    with cli_errors("publish compute"), stop_on_sigterm(), _in_runs(runs):
         compute(_load_plan(plan), runs, results, pack_every=pack_every, only=only)
 
 # %% ../nbs/90_cli.ipynb #24be9285
 @publish_app.command("pack")
 def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Pack the finished records of every planned run in the runs folder into results/ (PUMA's runs once its model is trained here)."
+    "Pack the finished records of every planned run in the runs folder into results/ (PUMA's runs once its model is trained there)."
     from personalwab.published import pack_all, plan_runs, trained_puma
-    with cli_errors("publish pack"):
+    with cli_errors("publish pack"), _in_runs(runs):
         p = _load_plan(plan)
         metas = pack_all(runs, results, names={c.name for c, _ in plan_runs(p, trained_puma(p)).values()})
         print(f"packed {len(metas)} runs, {sum(m['records'] for m in metas)} records")
@@ -411,7 +416,7 @@ def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
         p = _load_plan(plan)
         dirs = restore_all(results, runs)
         restore_sasrec(p.data, results)
-        with modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {})):
+        with _in_runs(runs):
             meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
             from personalwab.published import restore_plan_web_agent
             web = restore_plan_web_agent(p, results, log=lambda *a: None)   # the specialised web agent the web runs used
