@@ -12,6 +12,7 @@ def test_paper_notebook_smoke(nb, tmp_path):
                         "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
     print(r.stdout[-10000:])
     assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    assert "[IPKernelApp]" not in r.stdout + r.stderr, "the kernel's own log reached the console"
     produced = [p for p in tmp_path.iterdir() if p.suffix in {".csv", ".md", ".png", ".svg"}]
     assert produced, f"{nb.name} wrote no table or figure"
     for stem in {p.stem for p in produced}:    # tables as CSV + Markdown, figures as PNG + SVG, never half of a pair

@@ -203,6 +203,10 @@ def noise(nb_path: Path) -> list[str]:
             if m := NOISE.search(txt): out.append(f"{nb_path.name} cell {i}: {txt[max(0, m.start()-40):m.end()+40]!r}"); break
     return out
 
+# The kernels' own log: its errors only. ipykernel 7 warns at every start that its sockets (on 127.0.0.1, to this
+# process) are not encrypted: eleven identical warnings on the console of one command, none about the notebooks.
+KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
     ap.add_argument("--profile", choices=["default", "full", "quick", "smoke"], default="default")
@@ -270,8 +274,8 @@ def main(argv=None) -> int:
             if plan_params: plan_params = {k: v for k, v in plan_params.items() if k in pm.inspect_notebook(str(nb))}   # only the ones it has
             params = {"out_dir": rel(out), "smoke": smoke, **extra, **plan_params}
             if check and nb.stem.startswith("fig7") and (out/"verification.csv").exists(): params["verification"] = rel(out/"verification.csv")
-            pm.execute_notebook(str(nb), str(dest), parameters=params,
-                                kernel_name="python3", language="python", cwd=str(nb.parent), progress_bar=False)
+            pm.execute_notebook(str(nb), str(dest), parameters=params, kernel_name="python3", language="python",
+                                cwd=str(nb.parent), progress_bar=False, extra_arguments=KERNEL_ARGS)
             move_stderr(dest)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
