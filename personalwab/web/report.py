@@ -66,25 +66,30 @@ def unavailable(cfg: RunConfig) -> str | None:
     return None
 
 # %% ../../nbs/89_web_report.ipynb #3670eef0
-def run_web_all(configs: dict, progress: bool = False, out_dir=None, keep_pages: bool = True) -> tuple[dict, dict]:
+def run_web_all(configs: dict, progress: bool = False, out_dir=None, keep_pages: bool = True,
+                compute: bool | None = None) -> tuple[dict, dict]:
     """Run (or resume) each web `RunConfig` that can run here: ({key: RunResult}, {key: why it was not run}); `keep_pages`: see
     `run_web` (the docs site shows them). Relative paths in the configs (a `scribe` model) are read from the repository's root, as the
-    command line reads them, wherever the calling notebook runs."""
+    command line reads them, wherever the calling notebook runs. Nothing is computed when `experiments.computing(compute)` is false
+    (`$PERSONALWAB_COMPUTE=0`: `make reproduce` reads the published runs): a task not published is reported `missing`."""
     import contextlib
     from personalwab.config import repo_root
     from personalwab.runconfig import select_tasks, load_data
     from personalwab.web.run import run_web
+    from personalwab.experiments import computing
     out, skipped, out_dir = {}, {}, Path(out_dir).resolve() if out_dir else None
     with contextlib.chdir(repo_root()):
         for key, cfg in configs.items():
             if why := unavailable(cfg):
                 skipped[key] = why; print(f"{key:>22}: not run: {why}"); continue
             t0 = time.perf_counter()
-            r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress, keep_pages=keep_pages)
+            r = run_web(cfg, out_dir, driver=cfg.env_params.get("driver", "inprocess"), progress=progress, keep_pages=keep_pages,
+                        compute=computing(compute))
             r.seconds_now, r.cfg = time.perf_counter() - t0, cfg
             r.task_ids = [t.id for t in select_tasks(load_data(cfg.data, progress=False), cfg)]
             out[key] = r
-            print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}  ({r.seconds_now:.0f}s)")
+            print(f"{key:>22}: {r.dir.name}  ran {r.ran}, reused {r.skipped}, errors {r.errors}"
+                  + (f", missing {r.missing} (not published)" if r.missing else "") + f"  ({r.seconds_now:.0f}s)")
     return out, skipped
 
 # %% ../../nbs/89_web_report.ipynb #daeac903
