@@ -1,6 +1,6 @@
 """Gold page trajectories score exactly as the oracle does on the function track, on every test task of the
 default benchmark, single- and multi-turn (real pyserini, SASRec and MiniLM; the oracle never talks, so the
-multi-turn simulator is never asked)."""
+multi-turn simulator is never asked), on pages cut to the web runs' budget."""
 import pytest
 from personalwab.data import load_benchmark
 from personalwab.env import make_env, run_oracle
@@ -8,6 +8,8 @@ from personalwab.resources import Resources
 from personalwab.simulator import UserSimulator
 from personalwab.web.env import ShopEnv
 from personalwab.web.gold import evaluate_steps, gold_trajectory, replay_gold, step_metrics
+
+RUNS_BUDGET = 1024   # DOM tokens of a page in the published web runs and the specialised agent's training (configs/published.yaml, configs/web/scribe.yaml)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web_gold")]   # MiniLM, SASRec and pyserini over every test task
 
@@ -22,7 +24,7 @@ def test_gold_replay_scores_as_the_oracle(bench, track):
     tasks = b.split("test")
     sim = (lambda: UserSimulator(None, b)) if track == "multi" else (lambda: None)
     function_track = run_oracle(make_env(b, track, resources=res, simulator=sim()), tasks)
-    se = ShopEnv(make_env(b, track, resources=res, simulator=sim()))
+    se = ShopEnv(make_env(b, track, resources=res, simulator=sim()), budget=RUNS_BUDGET)   # every gold step on the page as an agent sees it
     for task, f in zip(tasks, function_track):
         w, gold = replay_gold(se, task)
         e = w.episode

@@ -15,9 +15,9 @@ from .env import ShopEnv, WebEpisode
 from .observation import Observation
 
 # %% auto #0
-__all__ = ['SEARCH_BOX', 'ORDERS_LINK', 'ORDER_BOX', 'RECOMMEND_BUTTON', 'PRODUCT_TO_REVIEW', 'RATING', 'REVIEW_BOX',
-           'REVIEW_BUTTON', 'DONE_BUTTON', 'GoldStep', 'gold_trajectory', 'replay_gold', 'operation', 'token_f1',
-           'StepScore', 'score_step', 'evaluate_steps', 'step_metrics']
+__all__ = ['SEARCH_BOX', 'ORDERS_LINK', 'ORDER_BOX', 'RECOMMEND_BUTTON', 'RECENT_SELECT', 'RECENT_BUTTON', 'ORACLE_RECENT',
+           'PRODUCT_TO_REVIEW', 'RATING', 'REVIEW_BOX', 'REVIEW_BUTTON', 'DONE_BUTTON', 'GoldStep', 'gold_trajectory',
+           'replay_gold', 'operation', 'token_f1', 'StepScore', 'score_step', 'evaluate_steps', 'step_metrics']
 
 # %% ../../nbs/85_web_gold.ipynb #952b117a
 @dataclass(frozen=True)
@@ -40,6 +40,9 @@ SEARCH_BOX = '//input[@name="q"]'
 ORDERS_LINK = '//a[@href="/orders"]'
 ORDER_BOX = '(//input[@name="asin"])[{}]'
 RECOMMEND_BUTTON = '//form[@action="/recommend"]//button'
+RECENT_SELECT = '//select[@name="recent"]'
+RECENT_BUTTON = '//form[@action="/recommend/recent"]//button'
+ORACLE_RECENT = "last 30"          # the oracle's history (env.oracle_action: the last 30 purchases) as the shop's option
 PRODUCT_TO_REVIEW = '//aside//p[starts-with(normalize-space(.), "Product to review")]/a'
 RATING = '//select[@name="rating"]'
 REVIEW_BOX = '//textarea[@name="review"]'
@@ -54,9 +57,8 @@ def gold_trajectory(b: Benchmark, task: Task, track: str = "single") -> list[Gol
     a = oracle_action(b, task)
     if task.type == "search": steps = [_step("type", SEARCH_BOX, a.arguments["query"], True)]
     elif task.type == "recommend":
-        n, k = len(b.history_before(task.user_id, task.timestamp)), len(a.arguments["product_sequence"])
-        steps = [_step("click", ORDERS_LINK), *(_step("click", ORDER_BOX.format(i + 1)) for i in range(n - k, n)),
-                 _step("click", RECOMMEND_BUTTON)]
+        steps = [_step("click", ORDERS_LINK), _step("select", RECENT_SELECT, ORACLE_RECENT),
+                 _step("click", RECENT_BUTTON)]
     else:
         steps = [_step("click", PRODUCT_TO_REVIEW), _step("select", RATING, _stars(task.target.review.rating)),
                  _step("type", REVIEW_BOX, a.arguments["review"]), _step("click", REVIEW_BUTTON)]

@@ -10,11 +10,13 @@ from ..env import Action, Episode, StepResult, initial_observation
 from ..schema import Task
 from .actions import PageAction
 from .env import ShopEnv
-from .gold import (DONE_BUTTON, ORDER_BOX, ORDERS_LINK, PRODUCT_TO_REVIEW, RECOMMEND_BUTTON, REVIEW_BOX,
+from .site import RECENT
+from .gold import (DONE_BUTTON, ORDER_BOX, ORDERS_LINK, PRODUCT_TO_REVIEW, RECENT_BUTTON, RECENT_SELECT, RECOMMEND_BUTTON, REVIEW_BOX,
                                   REVIEW_BUTTON, SEARCH_BOX, GoldStep, StepScore, evaluate_steps, step_metrics)
 
 # %% auto #0
-__all__ = ['PAGE_FUNCTIONS', 'order_rows', 'call_steps', 'FunctionsOnPages', 'planned_step_scores', 'PlannedWebAgent']
+__all__ = ['PAGE_FUNCTIONS', 'order_rows', 'recent_choice', 'call_steps', 'FunctionsOnPages', 'planned_step_scores',
+           'PlannedWebAgent']
 
 # %% ../../nbs/86b_web_planned.ipynb #36e62951
 def order_rows(orders: list[str], sequence: list[str]) -> list[int]:
@@ -27,6 +29,15 @@ def order_rows(orders: list[str], sequence: list[str]) -> list[int]:
         else: at = next((i for i in range(len(orders) - 1, -1, -1) if orders[i] == asin and i not in taken), None)
         if at is not None: taken.add(at)
     return sorted(i + 1 for i in taken)
+
+# %% ../../nbs/86b_web_planned.ipynb #e0761075
+def recent_choice(n: int, rows: list[int]) -> str | None:
+    "The option of *Recommend from recent* (`web.site.RECENT`) that submits the orders page's `rows` (1-based, of `n`), or None."
+    if not rows: return None
+    for option, k in sorted(RECENT.items(), key=lambda x: -(x[1] or 0)):
+        if rows == list(range(max(n - (k or n), 0) + 1, n + 1)): return option
+    return None
+
 
 # %% ../../nbs/86b_web_planned.ipynb #4400cc57
 PAGE_FUNCTIONS = ("search_product_by_query", "get_recommendations_by_history", "add_product_review", "respond", "stop")
@@ -41,7 +52,9 @@ def call_steps(a: Action, orders: list[str]) -> list[GoldStep] | None:
     if a.name == "get_recommendations_by_history":
         seq = args.get("product_sequence")
         seq = [_text(x) for x in seq] if isinstance(seq, list) else []
-        return [step("click", ORDERS_LINK), *(step("click", ORDER_BOX.format(r)) for r in order_rows(orders, seq)),
+        rows = order_rows(orders, seq)
+        if choice := recent_choice(len(orders), rows): return [step("click", ORDERS_LINK), step("select", RECENT_SELECT, choice), step("click", RECENT_BUTTON)]
+        return [step("click", ORDERS_LINK), *(step("click", ORDER_BOX.format(r)) for r in rows),
                 step("click", RECOMMEND_BUTTON)]
     if a.name == "add_product_review":
         return [step("click", PRODUCT_TO_REVIEW), step("type", REVIEW_BOX, _text(args.get("review"))), step("click", REVIEW_BUTTON)]

@@ -10,24 +10,27 @@ from ..runconfig import RunConfig, UsageError, agent_kwargs
 from ..schema import Benchmark, Task
 from .env import DRIVERS, ShopEnv
 from .gold import gold_trajectory
+from .site import SITE_VERSION
 
 # %% auto #0
 __all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method',
            'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
-WEB_KEYS = ("interface", "driver", "budget", "max_page_steps", "repeat_limit")
+WEB_KEYS = ("interface", "site", "driver", "budget", "max_page_steps", "repeat_limit")   # the shop's settings: the rest of env_params is the function environment's
 SHOTS = "shots"    # the folder of a run's screenshots (kept pages on Chromium), inside the run's folder
 
 def web_settings(cfg: RunConfig) -> dict:
     "The web settings of `cfg` (from `env_params`), checked; `UsageError` naming the bad one."
     p = cfg.env_params
     if p.get("interface") != "web": raise UsageError(f"not a web run: env_params.interface is {p.get('interface')!r}, expected 'web'")
-    out = {k: p[k] for k in WEB_KEYS[1:] if k in p}
+    out = {k: p[k] for k in WEB_KEYS[2:] if k in p}
     if out.get("driver", "inprocess") not in DRIVERS: raise UsageError(f"env_params.driver must be one of {DRIVERS}, got {out['driver']!r}")
     for k in ("budget", "max_page_steps", "repeat_limit"):
         if k in out and (not isinstance(out[k], int) or isinstance(out[k], bool) or out[k] < 1):
             raise UsageError(f"env_params.{k} must be a positive integer, got {out[k]!r}")
+    if p.get("site", SITE_VERSION) != SITE_VERSION:
+        raise UsageError(f"env_params.site: this run was made on the shop's pages version {p['site']!r}; this code serves version {SITE_VERSION} (web.site.SITE_VERSION)")
     if out.get("repeat_limit", 2) < 2: raise UsageError(f"env_params.repeat_limit must be at least 2 (identical steps in a row that end an episode), got {out['repeat_limit']}")
     return out
 
@@ -80,8 +83,8 @@ def web_agent_factory(cfg: RunConfig, b: Benchmark):
 
 # %% ../../nbs/86_web_run.ipynb #1c26633d
 def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:
-    "`cfg` as a web run with `driver` (and `budget`, `max_page_steps` when given)."
-    return cfg.model_copy(update={"env_params": cfg.env_params | {"interface": "web", "driver": driver} | web})
+    "`cfg` as a web run with `driver` (and `budget`, `max_page_steps` when given) on this code's pages (`site`: `web.site.SITE_VERSION`)."
+    return cfg.model_copy(update={"env_params": {"site": SITE_VERSION} | cfg.env_params | {"interface": "web", "driver": driver} | web})
 
 # %% ../../nbs/86_web_run.ipynb #47bd25d7
 class WebEnvs:

@@ -16,8 +16,8 @@ from ..track import track_spec
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['PAGE_SIZE', 'Listing', 'ShopCall', 'ShownReview', 'reviews_by_product', 'ShopSession', 'shop_templates',
-           'form_fields', 'shop_app', 'serve_shop']
+__all__ = ['PAGE_SIZE', 'RECENT', 'SITE_VERSION', 'Listing', 'ShopCall', 'ShownReview', 'reviews_by_product', 'ShopSession',
+           'shop_templates', 'form_fields', 'shop_app', 'serve_shop']
 
 # %% ../../nbs/80_web_site.ipynb #0aa792bf
 PAGE_SIZE = 10
@@ -115,6 +115,14 @@ def search(self: ShopSession, query: str, url: str = "/") -> int:
     self.listings.append(Listing("search_product_by_query", query, list(r.info.get("items") or []), bool(r.info.get("ok")), r.observation if not r.info.get("ok") else ""))
     return len(self.listings) - 1
 
+RECENT = {"last 10": 10, "last 20": 20, "last 30": 30, "all": None}   # "Recommend from recent": option -> purchases (None: all)
+
+@patch
+def recent(self: ShopSession, choice: str, url: str = "/orders") -> int:
+    "\"Recommend from recent\": `recommend` from the last purchases the option `choice` (a key of `RECENT`) names; an unknown one: all."
+    k = RECENT.get(choice)
+    return self.recommend([o.asin for o in (self.orders[-k:] if k else self.orders)], url)
+
 @patch
 def recommend(self: ShopSession, asins: list[str], url: str = "/orders") -> int:
     "\"Recommend from selected\": `get_recommendations_by_history(asins)`; returns the new listing's index."
@@ -180,14 +188,15 @@ _PRODUCT = """{% extends "layout" %}{% block main %}<h1>{{ p.title }}</h1>
 <p>Price: {{ p.price }}</p><p>Store: {{ p.store }}</p><p>Rating: {{ p.average_rating }} ({{ p.rating_number }} ratings)</p>
 <h2>Features</h2><ul>{% for f in p.features %}<li>{{ f }}</li>{% endfor %}</ul>
 <h2>Description</h2>{% for d in p.description %}<p>{{ d }}</p>{% endfor %}
+<h2>Reviews</h2>{% if not reviews %}<p>No reviews yet.</p>{% endif %}<ul>{% for r in reviews %}<li><p>{{ r.rating }} stars: {{ r.title }}</p><p>{{ r.text }}</p></li>{% endfor %}</ul>
 <h2>Write a review</h2><form action="/product/{{ p.parent_asin }}/review" method="post" autocomplete="off">
 <label>Rating <select name="rating">{% for r in [5, 4, 3, 2, 1] %}<option value="{{ r }}">{{ r }} stars</option>{% endfor %}</select></label>
-<textarea name="review" aria-label="Your review"></textarea><button type="submit">Submit review</button></form>
-<h2>Reviews</h2>{% if not reviews %}<p>No reviews yet.</p>{% endif %}<ul>{% for r in reviews %}<li><p>{{ r.rating }} stars: {{ r.title }}</p><p>{{ r.text }}</p></li>{% endfor %}</ul>{% endblock %}"""
+<textarea name="review" aria-label="Your review"></textarea><button type="submit">Submit review</button></form>{% endblock %}"""
 
 _ORDERS = """{% extends "layout" %}{% block main %}<h1>Your orders</h1><p>Oldest first. Select purchases to get recommendations from them.</p>
 <form action="/recommend" method="post" autocomplete="off"><ul>{% for o in orders %}<li><label><input type="checkbox" name="asin" value="{{ o.asin }}">{{ o.product_info.title }} (ordered {{ o.timestamp | day }})</label></li>{% endfor %}</ul>
-<button type="submit">Recommend from selected</button></form>{% endblock %}"""
+<button type="submit">Recommend from selected</button></form>
+<form action="/recommend/recent" method="post" autocomplete="off"><label>Or from your most recent purchases <select name="recent">{% for k in recent %}<option value="{{ k }}">{{ k }}</option>{% endfor %}</select></label><button type="submit">Recommend from recent</button></form>{% endblock %}"""
 
 _MISSING = """{% extends "layout" %}{% block main %}<h1>Not found</h1><p>{{ what }}</p>{% endblock %}"""
 
@@ -200,6 +209,10 @@ def shop_templates() -> Environment:
                                        "orders": _ORDERS, "missing": _MISSING}), autoescape=True)
     e.filters["day"] = _day
     return e
+
+# %% ../../nbs/80_web_site.ipynb #9164290b
+SITE_VERSION = 2
+
 
 # %% ../../nbs/80_web_site.ipynb #ea502ed1
 async def form_fields(request: Request) -> list[tuple[str, str]]:
@@ -261,11 +274,15 @@ def shop_app(session: ShopSession) -> FastAPI:
         session.review(asin, _field(f, "review"), rating); return see(f"/product/{asin}")
 
     @app.get("/orders", response_class=HTMLResponse)
-    def orders(request: Request): return page(request, "orders", "Your orders", orders=session.orders)
+    def orders(request: Request): return page(request, "orders", "Your orders", orders=session.orders, recent=list(RECENT))
 
     @app.post("/recommend")
     async def recommend(request: Request):
         return see(f"/results/{session.recommend([v for k, v in await form_fields(request) if k == 'asin'])}?page=1")
+
+    @app.post("/recommend/recent")
+    async def recommend_recent(request: Request):
+        return see(f"/results/{session.recent(_field(await form_fields(request), 'recent', 'all'))}?page=1")
 
     @app.post("/chat")
     async def chat(request: Request):

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
-from pydantic import Field
+from pydantic import Field, field_validator
 from .. import puma_train as T
 from ..agents import Turns, CONTEXT_MARGIN
 from ..env import make_env
@@ -19,6 +19,7 @@ from ..schema import TASK_TYPES, Benchmark, Task
 from .agents import PromptedWebAgent
 from .env import ShopEnv
 from .gold import gold_trajectory, step_metrics
+from .site import SITE_VERSION
 from .observation import DOM_BUDGET, fit, kept_nodes, smollm2_tokens
 from .prompt import fit_observation, previous_steps, step_messages, step_text
 
@@ -39,6 +40,13 @@ class WebPrepareCfg(_Cfg):
     budget: int = Field(DOM_BUDGET, gt=0) # DOM tokens (SmolLM2's), the evaluation's `ShopEnv(budget=...)`
     max_tokens: int = 384                 # the answer's room (the agent's max_tokens): prompts are fitted to the context less it
     context_margin: float = Field(CONTEXT_MARGIN, ge=0, lt=1)
+    site: int = SITE_VERSION              # the shop's pages the gold steps are taken on (web.site.SITE_VERSION): it keys the stages
+
+    @field_validator("site")
+    @classmethod
+    def _this_site(cls, v: int) -> int:
+        if v != SITE_VERSION: raise ValueError(f"the examples of the shop's pages version {v} cannot be made here: this code serves version {SITE_VERSION}")
+        return v
 
 # %% ../../nbs/88_web_train.ipynb #74d4f45a
 class WebSFTCfg(TrainCfg):
