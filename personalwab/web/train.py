@@ -26,7 +26,8 @@ from .prompt import fit_observation, previous_steps, step_messages, step_text
 # %% auto #0
 __all__ = ['WEB_STAGES', 'NO_CUT', 'WEB_RUNNERS', 'WebPrepareCfg', 'WebSFTCfg', 'WebMergeCfg', 'WebGateCfg', 'WebTrainConfig',
            'load_web_config', 'kept_steps', 'page_step_examples', 'prompted_agent', 'web_env', 'stratified_subset',
-           'run_prepare', 'run_sft', 'round_adapter', 'run_merge', 'gate_scores', 'run_gate', 'web_train_cli']
+           'repeated', 'run_prepare', 'run_sft', 'round_adapter', 'run_merge', 'gate_scores', 'run_gate',
+           'web_train_cli']
 
 # %% ../../nbs/88_web_train.ipynb #3cbd97d5
 class WebPrepareCfg(_Cfg):
@@ -41,11 +42,19 @@ class WebPrepareCfg(_Cfg):
     max_tokens: int = 384                 # the answer's room (the agent's max_tokens): prompts are fitted to the context less it
     context_margin: float = Field(CONTEXT_MARGIN, ge=0, lt=1)
     site: int = SITE_VERSION              # the shop's pages the gold steps are taken on (web.site.SITE_VERSION): it keys the stages
+    repeat: dict[str, int] = {}           # task type -> copies of each of its examples in the training file (class balance; absent: 1)
 
     @field_validator("site")
     @classmethod
     def _this_site(cls, v: int) -> int:
         if v != SITE_VERSION: raise ValueError(f"the examples of the shop's pages version {v} cannot be made here: this code serves version {SITE_VERSION}")
+        return v
+
+    @field_validator("repeat")
+    @classmethod
+    def _types(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = [f"{k}: {n}" for k, n in v.items() if k not in TASK_TYPES or not isinstance(n, int) or n < 1]
+        if bad: raise ValueError(f"repeat takes task types ({', '.join(TASK_TYPES)}) and whole numbers of copies >= 1, not {'; '.join(bad)}")
         return v
 
 # %% ../../nbs/88_web_train.ipynb #74d4f45a
@@ -142,6 +151,10 @@ def stratified_subset(b: Benchmark, split: str, per_type: int, seed: int) -> lis
         keep |= set(random.Random(f"{seed}/{ty}").sample(ids, min(per_type, len(ids))))
     return [t for t in ts if t.id in keep]
 
+def repeated(exs: list[Example], repeat: dict[str, int]) -> list[Example]:
+    "`exs` with each example of a type in `repeat` written that many times (the copies' ids end `#2`, `#3`, ...); the trainer shuffles them."
+    return [e if k == 1 else replace(e, id=f"{e.id}#{k}") for e in exs for k in range(1, repeat.get(e.type, 1) + 1)]
+
 def run_prepare(cfg: WebTrainConfig) -> dict:
     "Stage `prepare`: the page-step examples of the training tasks (`web_step.jsonl`); returns their counts and token lengths."
     b, c = benchmark(cfg), cfg.prepare
@@ -153,13 +166,16 @@ def run_prepare(cfg: WebTrainConfig) -> dict:
         e, i = page_step_examples(se, t, c.budget, llm.prompt_tokens, agent.limit, c.steps_per_task)
         exs += e; info = {k: info[k] + (i | {"tasks": 1})[k] for k in info}
     se.close()
-    write_jsonl(cfg.dir("prepare")/"web_step.jsonl", [e.to_dict() for e in exs])
+    rows = repeated(exs, c.repeat)
+    write_jsonl(cfg.dir("prepare")/"web_step.jsonl", [e.to_dict() for e in rows])
     prompt = [llm.prompt_tokens(e.prompt) for e in exs]
     completion = [llm.count_tokens(e.completion) + 1 for e in exs]     # + the end-of-turn token
     counts = info | {"examples": len(exs), "by_type": {ty: sum(e.type == ty for e in exs) for ty in TASK_TYPES},
                      "prompt_tokens": _stats(prompt), "completion_tokens": _stats(completion),
                      "completion_over_max_tokens": sum(n > c.max_tokens for n in completion),
-                     "train_tokens": sum(prompt) + sum(completion), "limit": agent.limit, "budget": c.budget}
+                     "rows": len(rows), "rows_by_type": {ty: sum(e.type == ty for e in rows) for ty in TASK_TYPES},
+                     "train_tokens": sum(p * c.repeat.get(e.type, 1) for p, e in zip(prompt, exs)) + sum(n * c.repeat.get(e.type, 1) for n, e in zip(completion, exs)),
+                     "limit": agent.limit, "budget": c.budget}
     write_json(cfg.dir("prepare")/"counts.json", counts)
     return counts
 
