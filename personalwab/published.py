@@ -14,9 +14,9 @@ __all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 
            'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of',
            'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
            'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma',
-           'pack_pipeline', 'pack_puma', 'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent',
-           'pack_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
-           'compute_web_run', 'compute', 'rescore_published']
+           'pack_pipeline', 'pack_puma', 'published_mismatch', 'restore_pipeline', 'restore_puma', 'pack_web_agent',
+           'restore_web_agent', 'restore_current', 'pack_sasrec', 'restore_sasrec', 'web_agent_config',
+           'restore_plan_web_agent', 'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -409,6 +409,18 @@ def pack_puma(cfg, dest: str | Path | None = None) -> dict:
     return pack_pipeline(cfg, "puma", PUMA_STAGE_FILES, dest)
 
 # %% ../nbs/38_published.ipynb #efb08f37
+def published_mismatch(cfg, folder: str, dest: str | Path | None = None) -> str | None:
+    """The first stage published in `<dest>/<folder>/` for `cfg`'s work folder that was trained with other settings than `cfg`'s
+    (its recorded hash is not the one `cfg` gives it after the published stages before it); None when all agree or nothing is published."""
+    from personalwab.puma_pipeline import stage_hash
+    src = (Path(dest) if dest else results_dir())/folder/cfg.root.name
+    meta, prev = read_json(src/f"{folder}.json", f"published {folder} model"), None
+    for stage in (meta or {}).get("done", []):
+        h = read_json(src/stage/"DONE.json", "stage record").get("hash")
+        if h != stage_hash(cfg, stage, prev): return stage
+        prev = h
+    return None
+
 def restore_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], merges: dict[str, Callable], dest: str | Path | None = None,
                      log=print) -> dict | None:
     """Rebuild the pipeline folder of `cfg` from what `pack_pipeline` published in `<dest>/<folder>/`; `merges[stage](cfg)` merges
@@ -422,6 +434,9 @@ def restore_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], merges
     if base.get("sha256") and model_digest(cfg.base_model) != base["sha256"]:
         raise ValueError(f"{src/(folder + '.json')}: field base_model.sha256: the adapters apply to {base['sha256'][:12]}, "
                          f"this machine's {cfg.base_model!r} is {str(model_digest(cfg.base_model))[:12]}")
+    if stage := published_mismatch(cfg, folder, dest):   # checked before anything is copied into the work folder
+        raise ValueError(f"{src/stage/'DONE.json'}: field hash: stage {stage!r} was published with other settings than "
+                         f"{cfg.root.name}'s configuration (another recipe?)")
     for stage in meta["done"] + ([meta["running"]] if meta.get("running") else []):   # in order: each hash chains the one before
         if stage_done(cfg, stage): continue
         for f in files[stage]: _copy_in(src/stage/f, cfg.dir(stage)/f)
@@ -431,9 +446,6 @@ def restore_pipeline(cfg, folder: str, files: dict[str, tuple[str, ...]], merges
         if stage in merges: merges[stage](cfg)
         if stage == "merge": rec["metrics"] = dict(rec["metrics"]) | {"model": f"hf:{cfg.final_model}"}
         atomic_write_json(cfg.dir(stage)/"DONE.json", rec)
-        if not stage_done(cfg, stage):
-            raise ValueError(f"{src/stage/'DONE.json'}: field hash: stage {stage!r} was published with other settings than "
-                             f"{cfg.root.name}'s configuration (another recipe?)")
     return meta
 
 def restore_puma(cfg, dest: str | Path | None = None, log=print) -> dict | None:
@@ -464,6 +476,17 @@ def restore_web_agent(cfg, dest: str | Path | None = None, log=print) -> dict | 
         log("[publish] merging the published web-agent adapter into the base model")
         merge_adapter(base_model_path(c), c.dir("merge")/"adapter", c.final_model, c.merge.dtype)
     return restore_pipeline(cfg, "web", WEB_AGENT_FILES, {"merge": merge}, dest, log)
+
+# %% ../nbs/38_published.ipynb #88ee42d7
+def restore_current(cfg, folder: str, restore: Callable, dest: str | Path | None = None, log=print) -> bool:
+    """Restore `cfg`'s pipeline with `restore` (`restore_puma`, `restore_web_agent`) when what `<dest>/<folder>/` publishes was
+    trained with `cfg`'s settings. When it was not (the recipe changed since), say so and restore nothing: the computation trains
+    `cfg`'s recipe, and packing it replaces what was published. True when restored."""
+    if stage := published_mismatch(cfg, folder, dest):
+        log(f"[publish] the published {folder} model {cfg.root.name} was trained with other settings (stage {stage}): "
+            f"this configuration's is trained, and replaces it when packed")
+        return False
+    return restore(cfg, dest, log=log) is not None
 
 # %% ../nbs/38_published.ipynb #432699fc
 def _sasrec_state(ckpt: Path) -> dict:
@@ -528,12 +551,12 @@ def restore_plan_web_agent(plan: PublishedPlan, dest: str | Path | None = None, 
     return restore_web_agent(web_agent_config(plan), dest, log=log) if "scribe" in plan.web_methods else None
 
 def web_agent_model(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict:
-    """The specialised web agent of `plan` (`scribe_config`): restored from what is published, else trained (resumable by
-    stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
+    """The specialised web agent of `plan` (`scribe_config`): restored from what is published when it was trained with this
+    recipe, else trained (resumable by stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
     from personalwab.puma_pipeline import GateFailed
     from personalwab.web.train import run_pipeline
     wc = web_agent_config(plan)
-    if ((Path(dest) if dest else results_dir())/"web"/wc.root.name/"web.json").exists(): restore_web_agent(wc, dest, log=log)
+    restore_current(wc, "web", restore_web_agent, dest, log)
     try: done = run_pipeline(wc, log=log)
     except GateFailed as e: log(f"[publish] the web agent's gate: {e}"); done = {}
     finally: pack_web_agent(wc, dest)
@@ -574,7 +597,7 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
         puma_keys, models = ("table3/puma", "table5/", "table6/"), None
         if "puma" in plan.single_methods and (want is None or any(k.startswith(puma_keys) for k in want)):
             pc = puma_config(plan.puma_config, data=plan.data)
-            if ((Path(dest) if dest else results_dir())/"puma"/pc.root.name/"puma.json").exists(): restore_puma(pc, dest, log=log)
+            restore_current(pc, "puma", restore_puma, dest, log)
             models = puma_models(pc, log=log)             # trains what is not done (resumable by stage)
             pack_puma(pc, dest)
         for key, (cfg, factory) in plan_runs(plan, models).items(): one(key, cfg, factory)

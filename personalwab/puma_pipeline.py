@@ -166,11 +166,12 @@ def _record(cfg: PipelineConfig, stage: str) -> dict | None:
     return json.loads(f.read_text()) if f.exists() else None
 
 # %% ../nbs/52_puma_pipeline.ipynb #126a1e27
-def stage_hash(cfg: PipelineConfig, stage: str) -> str:
-    "Hash of `stage`'s settings, the shared keys and the recorded hash of the stage before it."
+def stage_hash(cfg: PipelineConfig, stage: str, prev: str | None = None) -> str:
+    "Hash of `stage`'s settings, the shared keys and the hash of the stage before it (`prev`; None: its record in the work folder)."
     stages = cfg.stages
     i = stages.index(stage)
-    prev = (_record(cfg, stages[i-1]) or {}).get("hash", "missing") if i else ""
+    if not i: prev = ""
+    elif prev is None: prev = (_record(cfg, stages[i-1]) or {}).get("hash", "missing")
     blob = json.dumps([prev, _shared(cfg), getattr(cfg, stage).model_dump()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
