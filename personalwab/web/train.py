@@ -170,11 +170,12 @@ def run_prepare(cfg: WebTrainConfig) -> dict:
     write_jsonl(cfg.dir("prepare")/"web_step.jsonl", [e.to_dict() for e in rows])
     prompt = [llm.prompt_tokens(e.prompt) for e in exs]
     completion = [llm.count_tokens(e.completion) + 1 for e in exs]     # + the end-of-turn token
-    counts = info | {"examples": len(exs), "by_type": {ty: sum(e.type == ty for e in exs) for ty in TASK_TYPES},
+    by_type = lambda xs: {ty: sum(e.type == ty for e in xs) for ty in TASK_TYPES}
+    counts = info | {"examples": len(exs), "by_type": by_type(exs),
                      "prompt_tokens": _stats(prompt), "completion_tokens": _stats(completion),
                      "completion_over_max_tokens": sum(n > c.max_tokens for n in completion),
-                     "rows": len(rows), "rows_by_type": {ty: sum(e.type == ty for e in rows) for ty in TASK_TYPES},
-                     "train_tokens": sum(p * c.repeat.get(e.type, 1) for p, e in zip(prompt, exs)) + sum(n * c.repeat.get(e.type, 1) for n, e in zip(completion, exs)),
+                     "rows": len(rows), "rows_by_type": by_type(rows),
+                     "train_tokens": sum((p + n) * c.repeat.get(e.type, 1) for p, n, e in zip(prompt, completion, exs)),
                      "limit": agent.limit, "budget": c.budget}
     write_json(cfg.dir("prepare")/"counts.json", counts)
     return counts
