@@ -12,8 +12,8 @@ from .env import PageStep, opening_tag
 from .observation import Observation, fit, kept_nodes, smollm2_tokens
 
 # %% auto #0
-__all__ = ['WEB_SYSTEM', 'LABEL_CHARS', 'element_label', 'describe', 'step_text', 'failed_step_text', 'previous_steps',
-           'chat_text', 'step_prompt', 'step_messages', 'fit_observation', 'fit_step_messages']
+__all__ = ['WEB_SYSTEM', 'LABEL_CHARS', 'MEMORY_HEADING', 'element_label', 'describe', 'step_text', 'failed_step_text',
+           'previous_steps', 'chat_text', 'step_prompt', 'step_messages', 'fit_observation', 'fit_step_messages']
 
 # %% ../../nbs/86a_web_prompt.ipynb #c072b1f3
 WEB_SYSTEM = """You are a shopping assistant acting for a signed-in user on an online shop, through its web pages.
@@ -80,11 +80,13 @@ def chat_text(chat: list[dict]) -> str:
     "The chat with the user so far, one line a message ('(none)' before any)."
     return "\n".join(f"{'agent' if m['role'] == 'agent' else 'user'}: {m['content']}" for m in chat) or "(none)"
 
+MEMORY_HEADING = "Memory of the user:"   # the memory section's first line (reports find a memory in a record by it)
+
 def step_prompt(obs: Observation, previous: list[str], memory: str = "") -> str:
     "The user turn of a step: objective, chat, URL, previous steps, memory, the last failure and the page; then which step to write."
     parts = [f"Objective: {obs.objective}", f"Chat:\n{chat_text(obs.chat)}", f"URL: {obs.url}",
              "Previous actions:\n" + ("\n".join(previous) if previous else "(none)")]
-    if memory: parts.append(f"Memory of the user:\n{memory}")
+    if memory: parts.append(f"{MEMORY_HEADING}\n{memory}")
     if obs.note: parts.append(f"The last action failed: {obs.note}")
     return "\n".join(parts + [f"HTML:\n{obs.dom}", f"Write step {len(previous) + 1}."])
 

@@ -15,7 +15,7 @@ from .run import WEB_METHODS, web_config
 # %% auto #0
 __all__ = ['INTERFACES', 'STEP_METRICS', 'SIZE_STAGES', 'web_params', 'web_configs', 'unavailable', 'run_web_all', 'tracks_long',
            'tracks_table', 'step_frame', 'step_metrics', 'step_metrics_table', 'with_step_scores', 'dom_tokens',
-           'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
+           'memory_reach', 'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
 
 # %% ../../nbs/89_web_report.ipynb #3456bdcb
 INTERFACES = ("function", "web")
@@ -170,6 +170,26 @@ def dom_tokens(web: dict) -> pd.DataFrame:
         t = np.array([s.get("dom_tokens", 0) for ps in records(r).get("page_steps", pd.Series(dtype=object)) for s in (ps or [])], float)
         out[key] = {"page steps": len(t), "median": np.median(t) if len(t) else np.nan, "p90": np.quantile(t, .9) if len(t) else np.nan,
                     "max": t.max() if len(t) else np.nan}
+    return pd.DataFrame.from_dict(out, orient="index")
+
+# %% ../../nbs/89_web_report.ipynb #b0a81527
+def memory_reach(recs: dict[str, pd.DataFrame], base: str = "no_memory") -> pd.DataFrame:
+    """Per web run of `recs` (records by run key) other than `base`: its tasks, the tasks whose step prompts showed a memory,
+    and the tasks whose page actions equal `base`'s on the same task, of all and of those with a memory (NaN without `base`)."""
+    from personalwab.web.prompt import MEMORY_HEADING
+    def shown(msgs) -> bool:
+        return any(m.get("role") == "user" and MEMORY_HEADING in str(m.get("content", "")) for m in msgs or [])
+    def actions(steps) -> tuple: return tuple(s.get("action") for s in steps or [])
+    ref = {t: actions(s) for t, s in zip(recs[base].task_id, recs[base].page_steps)} if base in recs else None
+    out = {}
+    for key, r in recs.items():
+        if key == base: continue
+        mem = np.array([shown(m) for m in r.get("messages", pd.Series([None] * len(r)))], bool)
+        same = (np.array([ref.get(t) == actions(s) if t in ref else np.nan for t, s in zip(r.task_id, r.page_steps)], float)
+                if ref is not None else np.full(len(r), np.nan))
+        out[key] = {"tasks": len(r), "with memory": int(mem.sum()),
+                    f"same actions as {base}": np.nan if np.isnan(same).all() else int(np.nansum(same)),
+                    f"same actions as {base}, with memory": np.nan if np.isnan(same[mem]).all() else int(np.nansum(same[mem]))}
     return pd.DataFrame.from_dict(out, orient="index")
 
 # %% ../../nbs/89_web_report.ipynb #1ac1ecea
