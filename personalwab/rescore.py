@@ -35,8 +35,11 @@ def regrade_record(rec: dict, task: Task, env) -> dict:
 
 # %% ../nbs/32_rescore.ipynb #013d2dc6
 def scoring_env(cfg: RunConfig | None, b: Benchmark):
-    "A single-turn `WebEnv` with the run's environment parameters (engine, ...): it only grades terminal calls."
+    """A single-turn `WebEnv` with the run's environment parameters (engine, ...): it only grades terminal calls. A web run is
+    graded as the function calls its pages made, in the function environment under its shop (`web.run.function_config`)."""
     from personalwab.env import make_env
+    from personalwab.web.run import function_config
+    if cfg is not None: cfg = function_config(cfg)
     kw = {k: v for k, v in (cfg.env_params if cfg else {}).items() if k != "allow_user_stop"}
     return make_env(b, "single", max_steps=cfg.max_steps if cfg else 10, **kw)
 

@@ -198,9 +198,8 @@ def _shop_env(cfg: RunConfig, b=None, **kw):
     from personalwab.runconfig import load_data
     from personalwab.runner import default_env_factory
     from personalwab.web.env import ShopEnv
-    from personalwab.web.run import WEB_KEYS
-    plain = cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
-    return ShopEnv(default_env_factory(plain, b if b is not None else load_data(cfg.data, progress=False)), **kw)
+    from personalwab.web.run import function_config
+    return ShopEnv(default_env_factory(function_config(cfg), b if b is not None else load_data(cfg.data, progress=False)), **kw)
 
 def page_sizes(cfg: RunConfig, b=None, budget: int | None = None) -> pd.DataFrame:
     """The pages of the gold trajectory of each task of the single-turn `cfg`, in process, one row per step: the tokens

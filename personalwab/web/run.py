@@ -13,8 +13,8 @@ from .gold import gold_trajectory
 from .site import SITE_VERSION
 
 # %% auto #0
-__all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method',
-           'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
+__all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'function_config', 'web_env_factory', 'GoldWebAgent',
+           'check_web_method', 'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/86_web_run.ipynb #c84c950c
 WEB_KEYS = ("interface", "site", "driver", "budget", "max_page_steps", "repeat_limit")   # the shop's settings: the rest of env_params is the function environment's
@@ -34,13 +34,17 @@ def web_settings(cfg: RunConfig) -> dict:
     if out.get("repeat_limit", 2) < 2: raise UsageError(f"env_params.repeat_limit must be at least 2 (identical steps in a row that end an episode), got {out['repeat_limit']}")
     return out
 
+# %% ../../nbs/86_web_run.ipynb #61532ae3
+def function_config(cfg: RunConfig) -> RunConfig:
+    "`cfg` without the shop's settings (`WEB_KEYS`): the function environment under a web run (a function-track `cfg` as it is)."
+    return cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
+
 # %% ../../nbs/86_web_run.ipynb #a10034ff
 def web_env_factory(cfg: RunConfig, b: Benchmark, resources=None, **display) -> ShopEnv:
     "The `ShopEnv` of a web run: the runner's own `WebEnv` for `cfg` (web keys removed), behind the shop and the driver (`display`: `keep_pages`, `shots`)."
     from personalwab.runner import default_env_factory
     web = web_settings(cfg)
-    plain = cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
-    return ShopEnv(default_env_factory(plain, b, resources), **web, **display)
+    return ShopEnv(default_env_factory(function_config(cfg), b, resources), **web, **display)
 
 # %% ../../nbs/86_web_run.ipynb #b2a9c7d2
 class GoldWebAgent:
