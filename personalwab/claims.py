@@ -63,8 +63,9 @@ def summarise(value: float, samples: np.ndarray, alpha: float = .05) -> tuple[fl
 Z_POWER = 1.959964 + 0.841621   # z of 97.5% (two-sided 5%) + z of 80% (power)
 
 def detectable(samples: np.ndarray) -> float:
-    "The minimal detectable difference (80% power, two-sided 5%): 2.80 x the bootstrap standard error; NaN without samples."
-    return float(Z_POWER * np.std(samples, ddof=1)) if len(samples) > 1 else float("nan")
+    "The minimal detectable difference (80% power, two-sided 5%): 2.80 x the bootstrap standard error; NaN without samples or variation."
+    sd = np.std(samples, ddof=1) if len(samples) > 1 else 0.0
+    return float(Z_POWER * sd) if sd > 0 else float("nan")
 
 # %% ../nbs/64_claims.ipynb #58bb5e68
 def _nan_finding(id, source, claim, measure, paper, n=0) -> Finding:
