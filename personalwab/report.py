@@ -12,8 +12,8 @@ from .paper import PARTS, METHOD_LABELS
 from .schema import TASK_TYPES
 
 # %% auto #0
-__all__ = ['LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 'save_table', 'save_figure', 'machine', 'commit', 'describe_benchmark',
-           'llm_name', 'provenance', 'side_by_side', 'with_intervals', 'interval_bars', 'reading']
+__all__ = ['LLM_NAMES', 'METRIC_SHORT', 'flat_columns', 'blank_missing_counts', 'save_table', 'save_figure', 'machine', 'commit',
+           'describe_benchmark', 'llm_name', 'provenance', 'side_by_side', 'with_intervals', 'interval_bars', 'reading']
 
 # %% ../nbs/61_report.ipynb #6f15773c
 def _replace(tmp: Path, dest: Path) -> Path:
@@ -26,6 +26,15 @@ def flat_columns(df: pd.DataFrame) -> pd.DataFrame:
     if isinstance(flat.columns, pd.MultiIndex): flat.columns = [" ".join(str(c) for c in col if str(c)) for col in flat.columns]
     return flat
 
+# %% ../nbs/61_report.ipynb #8d2e4850
+def blank_missing_counts(df: pd.DataFrame) -> pd.DataFrame:
+    "`df` with each nullable (extension-typed) column that has missing values as objects, the missing ones None: Markdown shows them empty, not `<NA>`."
+    cols = [c for c in df.columns if isinstance(df[c].dtype, pd.api.extensions.ExtensionDtype) and df[c].isna().any()]
+    if not cols: return df
+    out = df.copy()
+    for c in cols: out[c] = out[c].astype(object).where(out[c].notna(), None)
+    return out
+
 # %% ../nbs/61_report.ipynb #98d4ae2c
 def save_table(df: pd.DataFrame, out_dir, name: str, caption: str = "", note: str = "", floatfmt: str | tuple = ".3f",
                index: bool = True, shown: pd.DataFrame | None = None) -> list[Path]:
@@ -36,7 +45,7 @@ def save_table(df: pd.DataFrame, out_dir, name: str, caption: str = "", note: st
     if index and isinstance(flat.index, pd.MultiIndex): flat, index = flat.reset_index(), False
     tmp = out/f".{name}.csv.tmp"; flat.to_csv(tmp, index=index, float_format="%.4f")
     csv = _replace(tmp, out/f"{name}.csv")
-    view = flat if shown is None else flat_columns(shown)
+    view = blank_missing_counts(flat if shown is None else flat_columns(shown))
     md = ([f"**{caption}**", ""] if caption else []) + [view.to_markdown(index=index, floatfmt=floatfmt), ""]
     if note: md += [note, ""]
     tmp = out/f".{name}.md.tmp"; tmp.write_text("\n".join(md), encoding="utf-8")

@@ -18,9 +18,11 @@ Profiles:
            (the readable reports the docs site shows) and writes figures/.
   full     recomputes everything from nothing with the plan's parameters (the same notebooks,
            computing on; resumable: run it again after a stop). Runs in runs/, outputs in runs/full/.
-  quick    an illustration in at most 20 minutes: the same notebooks and the same models with 3 tasks
+  quick    an illustration: the same notebooks and the same models with 3 tasks
            per table (one per type), replies capped at 128 tokens, 2 multi-turn steps, two episodes at a
-           time, 5 users in Figure 5 and a PUMA trained on 16 tasks (configs/puma/quick.yaml). Executed into runs/quick/ (figures/ is not touched); every
+           time, 5 users in Figure 5 and a PUMA trained on 16 tasks (configs/puma/quick.yaml); the fine-tuned
+           web agent is the published one (results/web/: its training takes ~90 minutes), restored when its
+           recipe is the plan's. Executed into runs/quick/ (figures/ is not touched); every
            table there is labelled as an illustration: with one task per type nothing in it is evidence.
   smoke    CI's profile: the same notebooks with `smoke=True` (a handful of tasks), executed into
            a scratch folder; figures/ is not touched.
@@ -56,7 +58,7 @@ LAST = {"claims"}   # notebooks that read the runs of the others: they run at th
 # published record yet is skipped by the default profile (it would show empty tables) and says so.
 NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table4/",), "fig9": ("table4/",),
                  "table5": ("table5/", "table3/puma"), "table6": ("table6/",), "fig7": ("table3/", "table4/"),
-                 "claims": ("table3/", "table4/", "table5/", "table6/"), "web": ("web/",)}   # the web track: not in the plan yet
+                 "claims": ("table3/", "table4/", "table5/", "table6/"), "web": ("web/",)}
 
 def unpublished(stem: str, done: set[str]) -> bool:
     "Whether paper notebook `stem` reads published runs and none of them (keys in `done` have records) has a record yet."
@@ -72,7 +74,7 @@ QUICK = {"limit": 3, "single_limit": 3, "multi_limit": 3, "limits": {"recmind": 
          "agent_params": {"constrained": True, "context_margin": 0.6, "max_tokens": 128},
          "puma_config": "configs/puma/quick.yaml"}
 QUICK_LABEL = ("> **Illustration only** (`make reproduce PROFILE=quick`): 3 tasks per table, one of each type, replies "
-               "capped at 128 tokens, 2 multi-turn steps, and a PUMA trained on 16 tasks. Nothing here is evidence for or against the paper; the default profile's tables are in figures/.\n\n")
+               "capped at 128 tokens, 2 multi-turn steps, a PUMA trained on 16 tasks and the published fine-tuned web agent. Nothing here is evidence for or against the paper; the default profile's tables are in figures/.\n\n")
 
 def label_illustration(out: Path) -> int:
     "Put the quick profile's label on top of every Markdown table in `out` (once) and a README beside them; returns the tables labelled."
@@ -83,6 +85,16 @@ def label_illustration(out: Path) -> int:
         if not text.startswith(QUICK_LABEL): p.write_text(QUICK_LABEL + text); n += 1
     (out/"README.md").write_text(QUICK_LABEL + "Executed notebooks: executed/. Tables: *.md and *.csv; figures: *.png and *.svg.\n")
     return n
+
+def restore_quick_web_agent() -> bool:
+    """The quick profile's fine-tuned web agent: the published one (results/web/), merged again into runs/, when the plan's
+    recipe (configs/web/scribe.yaml) is the one published; otherwise one line says why and the report lists it as not run."""
+    from personalwab.published import load_plan, restore_plan_web_agent
+    try: ok = restore_plan_web_agent(load_plan(), log=lambda *a: None) is not None
+    except ValueError as e: print(f"  the fine-tuned web agent: not restored ({e})", flush=True); return False
+    print("  the fine-tuned web agent: restored from its published adapter (results/web/)" if ok else
+        "  the fine-tuned web agent: none published (results/web/), so the report lists it as not run", flush=True)
+    return ok
 
 def default_out(profile: str, publish: bool = False) -> Path:
     "Where a profile writes its tables and figures when `--out` is not given (smoke: a fresh temporary folder)."
@@ -276,6 +288,7 @@ def main(argv=None) -> int:
         done = {r.run for r in prog.itertuples() if r.done > 0}
         if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type)
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
+    if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()
     for nb in notebooks(args.only):
         if done is not None and unpublished(nb.stem, done):
             skipped.append(nb.name); print(f"==> {nb.relative_to(ROOT)} [{args.profile}]: skipped, none of its runs is published yet", flush=True)
