@@ -173,3 +173,27 @@ def test_publish_clears_what_results_do_not_back(tmp_path):
     (figs/"table3_single_turn.csv").write_text("kept")
     assert reproduce.clear_stale(nb, figs) == 3
     assert nbformat.read(nb, as_version=4).cells[1].outputs == [] and [p.name for p in figs.iterdir()] == ["table3_single_turn.csv"]
+
+def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, capsys):
+    """The quick profile's fine-tuned web agent is the published one, merged again into the runs folder; a recipe other than
+    the published one is not restored (one line says why, nothing is copied) and the report lists the agent as not run."""
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce, personalwab.published as published
+    from personalwab.web.train import load_web_config
+    monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs"))
+    plan = published.load_plan()
+    if not (ROOT/"results"/"web"/load_web_config(ROOT/plan.scribe_config).root.name/"web.json").exists():
+        pytest.skip("no fine-tuned web agent published in results/web/")
+    assert reproduce.restore_quick_web_agent() is True
+    assert "restored from its published adapter" in capsys.readouterr().out
+    final = load_web_config(ROOT/plan.scribe_config).final_model
+    assert final.is_relative_to(tmp_path) and (final/"config.json").exists() and any(final.glob("*.safetensors"))
+    other = tmp_path/"other.yaml"                                  # the plan's recipe with another learning rate
+    other.write_text((ROOT/plan.scribe_config).read_text().replace("learning_rate: 5.0e-4", "learning_rate: 1.0e-4"))
+    assert other.read_text() != (ROOT/plan.scribe_config).read_text()
+    monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs2"))
+    monkeypatch.setattr(published, "load_plan", lambda: plan.model_copy(update={"scribe_config": str(other)}))
+    assert reproduce.restore_quick_web_agent() is False
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "not restored" in out[0] and "published with other settings" in out[0], out
+    assert not (tmp_path/"runs2").exists() or not any((tmp_path/"runs2").rglob("*.safetensors"))
