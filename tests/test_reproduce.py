@@ -179,14 +179,14 @@ def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, c
     the published one is not restored (one line says why, nothing is copied) and the report lists the agent as not run."""
     sys.path.insert(0, str(ROOT/"tools"))
     import reproduce, personalwab.published as published
-    from personalwab.web.train import load_web_config
     monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs"))
     plan = published.load_plan()
-    if not (ROOT/"results"/"web"/load_web_config(ROOT/plan.scribe_config).root.name/"web.json").exists():
+    wc = published.web_agent_config(plan)                          # its root follows $PERSONALWAB_RUNS
+    if not (published.results_dir()/"web"/wc.root.name/"web.json").exists():
         pytest.skip("no fine-tuned web agent published in results/web/")
     assert reproduce.restore_quick_web_agent() is True
     assert "restored from its published adapter" in capsys.readouterr().out
-    final = load_web_config(ROOT/plan.scribe_config).final_model
+    final = wc.final_model
     assert final.is_relative_to(tmp_path) and (final/"config.json").exists() and any(final.glob("*.safetensors"))
     other = tmp_path/"other.yaml"                                  # the plan's recipe with another learning rate
     other.write_text((ROOT/plan.scribe_config).read_text().replace("learning_rate: 5.0e-4", "learning_rate: 1.0e-4"))
