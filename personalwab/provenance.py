@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['ENV_PACKAGES', 'OUTPUT_PATHS', 'git_state', 'environment_info']
+__all__ = ['ENV_PACKAGES', 'OUTPUT_PATHS', 'git_state', 'processor_name', 'environment_info']
 
 # %% ../nbs/29_provenance.ipynb #ae05bf9a
 from .config import repo_root
@@ -34,7 +34,8 @@ def git_state(root=None, ignore: tuple[str, ...] = ()) -> dict:
 OUTPUT_PATHS = ("results", "figures", "nbs/paper")   # what the package writes into the checkout: evidence, not code
 
 # %% ../nbs/29_provenance.ipynb #de20aa5c
-def _cpu_name() -> str:
+def processor_name() -> str:
+    "This machine's processor, as the kernel names it (a run's provenance `machine.cpu`; the verification compares them)."
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"): return line.split(":", 1)[1].strip()
@@ -55,7 +56,7 @@ def environment_info(cfg: RunConfig | None = None) -> dict:
         try: vers[p] = metadata.version(p)
         except metadata.PackageNotFoundError: pass
     return {"time": _now(), "python": sys.version.split()[0], "platform": platform.platform(),
-            "cpu": _cpu_name(), "cpu_count": os.cpu_count(), "gpus": _gpus(), "packages": vers,
+            "cpu": processor_name(), "cpu_count": os.cpu_count(), "gpus": _gpus(), "packages": vers,
             "git": git_state(ignore=OUTPUT_PATHS),
             "env": {k: os.environ[k] for k in ("PYTHONHASHSEED", "HF_HUB_OFFLINE", "OPENAI_BASE_URL", "CUDA_VISIBLE_DEVICES") if k in os.environ},
             "seeds": {"run": cfg.seed} if cfg else {}, "config": cfg.model_dump() if cfg else None}

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 # %% auto #0
-__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'results_dir', 'portable', 'record_key',
-           'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of',
+__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'LOCAL_SASREC', 'results_dir', 'portable',
+           'record_key', 'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of',
            'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
            'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma',
            'pack_pipeline', 'pack_puma', 'published_mismatch', 'restore_pipeline', 'restore_puma', 'pack_web_agent',
-           'restore_web_agent', 'restore_current', 'pack_sasrec', 'restore_sasrec', 'web_agent_config',
-           'restore_plan_web_agent', 'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
+           'restore_web_agent', 'restore_current', 'pack_sasrec', 'published_sasrec', 'published_recommender',
+           'local_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
+           'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -513,32 +514,79 @@ def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict |
     atomic_write_json(out/"sasrec.json", meta)
     return meta
 
-# %% ../nbs/38_published.ipynb #1e27322c
-def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=print) -> dict | None:
-    """Put the published SASRec model of benchmark `data` in the cache (replacing one trained on this machine when its
-    weights differ); returns its `sasrec.json`, or None when none is published."""
-    import tempfile, torch
-    from safetensors.torch import load_file, save_file
+# %% ../nbs/38_published.ipynb #24d2ccaf
+def published_sasrec(b, dest: str | Path | None = None) -> tuple[Path, dict] | None:
+    """The published SASRec model of benchmark `b`: its folder `<dest>/sasrec/<key>/` and `sasrec.json`, its weights checked
+    against the published digest (a `ValueError` naming the file and field otherwise); None when none is published."""
     from personalwab.sasrec import SASRecConfig, data_key
-    from personalwab.runconfig import load_data
-    from personalwab.config import cache_dir
-    b = load_data(data, progress=False); key = data_key(b, SASRecConfig())
-    src = (Path(dest) if dest else results_dir())/"sasrec"/key
+    src = (Path(dest) if dest else results_dir())/"sasrec"/data_key(b, SASRecConfig())
     meta = read_json(src/"sasrec.json", "published SASRec model")
     if not meta: return None
     if _sha256_files([src/"model.safetensors"]) != meta["sha256"]:
         raise ValueError(f"{src/'sasrec.json'}: field sha256: model.safetensors is not the published file")
+    return src, meta
+
+# %% ../nbs/38_published.ipynb #6a8b6d52
+def published_recommender(b, dest: str | Path | None = None):
+    """The recommender the published runs of benchmark `b` used, read from `results/` (never from the cache, where a model
+    trained on this machine may lie): what their recommendations are re-graded with. None when none is published."""
+    from safetensors.torch import load_file
+    from personalwab.sasrec import Recommender, SASRec, SASRecConfig
+    found = published_sasrec(b, dest)
+    if not found: return None
+    src, meta = found
+    m = SASRec(len(meta["items"]), SASRecConfig(**meta["config"]))
+    m.load_state_dict(load_file(str(src/"model.safetensors")))
+    return Recommender(m, meta["items"])
+
+# %% ../nbs/38_published.ipynb #bcc5e598
+LOCAL_SASREC = ("matches", "differs", "none trained here")   # how this machine's model compares with the published one
+
+def local_sasrec(b, dest: str | Path | None = None) -> str | None:
+    """How the SASRec model in this machine's cache compares with the published one of benchmark `b` (one of `LOCAL_SASREC`:
+    its weights, written the published way, have the published digest or not; or there is none); None when none is published.
+    A model restored from `results/` earlier matches by construction: the model trained here is then `trained-here.pt`."""
+    import tempfile
+    from safetensors.torch import save_file
+    from personalwab.sasrec import SASRecConfig, data_key
+    from personalwab.config import cache_dir
+    found = published_sasrec(b, dest)
+    if not found: return None
+    out = cache_dir("sasrec", data_key(b, SASRecConfig()))
+    ck = out/"trained-here.pt" if (out/"trained-here.pt").exists() else out/"checkpoint.pt"
+    if not ((out/"DONE").exists() and ck.exists()): return LOCAL_SASREC[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        save_file(_sasrec_state(ck)["model"], f"{tmp}/model.safetensors")
+        return LOCAL_SASREC[0] if _sha256_files([Path(tmp)/"model.safetensors"]) == found[1]["sha256"] else LOCAL_SASREC[1]
+
+# %% ../nbs/38_published.ipynb #26510cff
+def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=print) -> dict | None:
+    """Put the published SASRec model of benchmark `data` in the cache, where runs look for it (`get_recommender`), so that
+    re-runs recommend what the published runs did; returns its `sasrec.json` with `local` (`local_sasrec`: how the model
+    trained on this machine compared), or None when none is published. A model trained here with other weights is kept
+    beside it as `trained-here.pt`, never used by a check, never lost."""
+    import torch
+    from safetensors.torch import load_file
+    from personalwab.sasrec import SASRecConfig, data_key
+    from personalwab.runconfig import load_data
+    from personalwab.config import cache_dir
+    b = load_data(data, progress=False)
+    found = published_sasrec(b, dest)
+    if not found: return None
+    src, meta = found
+    key, local = data_key(b, SASRecConfig()), local_sasrec(b, dest)
     out = cache_dir("sasrec", key)
-    if (out/"DONE").exists():
-        with tempfile.TemporaryDirectory() as tmp:   # the cached model's weights, written the published way, compared by digest
-            save_file(_sasrec_state(out/"checkpoint.pt")["model"], f"{tmp}/model.safetensors")
-            if _sha256_files([Path(tmp)/"model.safetensors"]) == meta["sha256"]: return meta
-        log(f"[publish] the SASRec model trained on this machine differs from the published one: using the published one")
-    ck = {"model": load_file(str(src/"model.safetensors")), "items": meta["items"], "config": meta["config"],
-          "epoch": meta["trained"].get("epochs")}
-    tmp = out/".checkpoint.pt.tmp"; torch.save(ck, tmp); os.replace(tmp, out/"checkpoint.pt")
-    atomic_write_json(out/"DONE", dict(meta["trained"]) | {"restored_from": f"results/sasrec/{key}", "sha256": meta["sha256"]})
-    return meta
+    if local == "differs" and not (out/"trained-here.pt").exists(): os.replace(out/"checkpoint.pt", out/"trained-here.pt")
+    if local == "differs":
+        log(f"[publish] the SASRec model trained on this machine differs from the published one (training is not bit-identical "
+            f"across processors): the published one is used, this machine's is kept as <cache>/sasrec/{key}/trained-here.pt")
+    done = read_json(out/"DONE", "SASRec training record") if (out/"DONE").exists() else {}
+    if done.get("sha256") != meta["sha256"] or not (out/"checkpoint.pt").exists():
+        ck = {"model": load_file(str(src/"model.safetensors")), "items": meta["items"], "config": meta["config"],
+              "epoch": meta["trained"].get("epochs")}
+        tmp = out/".checkpoint.pt.tmp"; torch.save(ck, tmp); os.replace(tmp, out/"checkpoint.pt")
+        atomic_write_json(out/"DONE", dict(meta["trained"]) | {"restored_from": f"results/sasrec/{key}", "sha256": meta["sha256"]})
+    return dict(meta) | {"local": local}
 
 # %% ../nbs/38_published.ipynb #d3ad8623
 def web_agent_config(plan: PublishedPlan):
@@ -609,18 +657,24 @@ def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Pat
 
 # %% ../nbs/38_published.ipynb #287315df
 def rescore_published(dest: str | Path | None = None, names: Iterable[str] | None = None, log=print) -> "pd.DataFrame":
-    "Re-grade every published run's records with the current scorer: one row per run with its records, the differing ones and the largest difference."
+    """Re-grade every published run's records with the current scorer: one row per run with its records, the differing ones,
+    the largest difference, and the recommender it was graded with: the published one (`published_recommender`, read from
+    `results/`), or, where none is published for its benchmark, this machine's (then a difference may be the machine's)."""
     import pandas as pd, tempfile
     from personalwab.rescore import rescore
+    from personalwab.runconfig import load_data
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    rows = []
+    rows, recs = [], {}
     with tempfile.TemporaryDirectory(prefix="pwab-rescore-") as tmp:
         for p in sorted(q for q in root.iterdir() if (q/"run.json").exists()) if root.exists() else []:
             if want is not None and p.name not in want: continue
-            s = rescore(restore_run(p, tmp)/"results.jsonl", write=False)
+            data = read_json(p/"run.json", "published run")["config"].get("data", "default")
+            if data not in recs: b = load_data(data, progress=False); recs[data] = (b, published_recommender(b, dest))
+            b, rec = recs[data]
+            s = rescore(restore_run(p, tmp)/"results.jsonl", benchmark=b, write=False, recommender=rec)
             ch = s["rescored"]["changed"]
-            big = max([abs(a - b) for c in ch for a, b in zip(c["old"], c["new"])], default=0.0)
+            big = max([abs(x - y) for c in ch for x, y in zip(c["old"], c["new"])], default=0.0)
             rows.append({"run": p.name, "records": s["finished"], "differ": s["rescored"]["n_changed"], "largest": big,
-                         "tasks": ", ".join(c["task_id"] for c in ch[:5])})
+                         "tasks": ", ".join(c["task_id"] for c in ch[:5]), "recommender": "published" if rec else "this machine's"})
             log(f"[publish] rescored {p.name}: {s['finished']} records, {s['rescored']['n_changed']} differ")
-    return pd.DataFrame(rows, columns=["run", "records", "differ", "largest", "tasks"])
+    return pd.DataFrame(rows, columns=["run", "records", "differ", "largest", "tasks", "recommender"])

@@ -34,29 +34,32 @@ def regrade_record(rec: dict, task: Task, env) -> dict:
                         "regraded_under": PROTOCOL_VERSION}
 
 # %% ../nbs/32_rescore.ipynb #013d2dc6
-def scoring_env(cfg: RunConfig | None, b: Benchmark):
+def scoring_env(cfg: RunConfig | None, b: Benchmark, recommender=None):
     """A single-turn `WebEnv` with the run's environment parameters (engine, ...): it only grades terminal calls. A web run is
-    graded as the function calls its pages made, in the function environment under its shop (`web.run.function_config`)."""
+    graded as the function calls its pages made, in the function environment under its shop (`web.run.function_config`).
+    `recommender`: the one to grade recommendations with (default: the cache's, `Resources.recommender`); the published
+    evidence is re-graded with the published model (`published.published_recommender`)."""
     from personalwab.env import make_env
     from personalwab.web.run import function_config
     if cfg is not None: cfg = function_config(cfg)
     kw = {k: v for k, v in (cfg.env_params if cfg else {}).items() if k != "allow_user_stop"}
-    return make_env(b, "single", max_steps=cfg.max_steps if cfg else 10, **kw)
+    return make_env(b, "single", max_steps=cfg.max_steps if cfg else 10, recommender=recommender, **kw)
 
 # %% ../nbs/32_rescore.ipynb #becb77de
 def _same(a: float, b: float) -> bool: return abs(float(a) - float(b)) <= 1e-6
 
 # %% ../nbs/32_rescore.ipynb #087e94f8
 def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=None, write: bool = True,
-            n_boot: int = 1000) -> dict:
-    "Re-grade a finished run under the current scorer (no model is called); returns the new summary and writes it beside the old."
+            n_boot: int = 1000, recommender=None) -> dict:
+    """Re-grade a finished run under the current scorer (no model is called); returns the new summary and writes it beside the old.
+    `recommender`: the recommender of the scoring environment (`scoring_env`) when `env` is not given."""
     p = results_path(path_or_dir); cfg = run_config(p)
     b = benchmark if benchmark is not None else load_data(cfg.data if cfg else "default", progress=False)
     now, before = protocol_info(b), run_protocol(p)
     if before and before.get("data") and before["data"].get("sha256") != now["data"]["sha256"]:
         raise ValueError(f"{p}: the run was made on data {before['data']['sha256']} ({before['data'].get('name')}), "
                          f"the benchmark loaded now has {now['data']['sha256']}: re-scoring needs the same data")
-    env = env if env is not None else scoring_env(cfg, b)
+    env = env if env is not None else scoring_env(cfg, b, recommender)
     out, changed = [], []
     for r in latest_records(read_jsonl(p)):
         if r.get("status") != "ok": out.append(r); continue

@@ -11,12 +11,17 @@ from typing import Iterable
 
 # %% auto #0
 __all__ = ['verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck', 'compare_records',
-           'cached_calls', 'verify_run', 'verify_published', 'verification_markdown', 'verification_estimate']
+           'cached_calls', 'torch_threads_of', 'verify_run', 'verify_published', 'divergence_note', 'machines_line',
+           'verification_markdown', 'verification_estimate']
 
 # %% ../nbs/38a_verify.ipynb #a488b4b9
+from .config import torch_threads
 from .published import PublishedPlan, plan_runs, read_records_gz, results_dir
+from .provenance import processor_name
 from .records import read_json
+from .runner import worker_torch_threads
 from .schema import TASK_TYPES
+from .track import track_spec
 
 # %% ../nbs/38a_verify.ipynb #0f82131b
 def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None) -> list[str]:
@@ -40,8 +45,9 @@ def plan_samples(plan: PublishedPlan, puma: dict | None = None, multi_types: int
     "`plan_runs(plan, puma)` as key -> (config, agent factory, the task types its verification re-runs: `None` for every type)."
     out, i = {}, -1
     for key, (cfg, factory) in plan_runs(plan, puma).items():
-        if cfg.track == "multi": i += 1
-        out[key] = (cfg, factory, rotating_types(i, multi_types) if cfg.track == "multi" else None)
+        multi = track_spec(cfg.track).multi_turn
+        i += multi
+        out[key] = (cfg, factory, rotating_types(i, multi_types) if multi else None)
     return out
 
 # %% ../nbs/38a_verify.ipynb #3d8f441e
@@ -52,7 +58,7 @@ def action_sequence(rec: dict) -> list[str]:
 # %% ../nbs/38a_verify.ipynb #e162008e
 @dataclass
 class RunCheck:
-    "What re-running a sample of one published run showed."
+    "What re-running a sample of one published run showed, and on what: the processors and torch threads of then and now."
     run: str
     key: str                    # the plan's table/row
     tasks: int = 0              # re-run
@@ -63,6 +69,10 @@ class RunCheck:
     differing: list[str] = field(default_factory=list)   # task ids whose actions or scores differ
     cached: int = 0             # model calls of the re-run answered from the response cache (then it re-ran nothing: an error)
     error: str | None = None    # why the run could not be verified
+    computed_on: str | None = None           # the processor that computed the published run (its provenance)
+    checked_on: str | None = None            # the processor of this re-run
+    threads_published: int | None = None     # torch threads of each of the published run's workers
+    threads_now: int | None = None           # and of the re-run's
 
 # %% ../nbs/38a_verify.ipynb #50d88339
 def _median(xs) -> float | None:
@@ -85,16 +95,28 @@ def cached_calls(records: Iterable[dict]) -> int:
     "Model calls of `records` that the response cache answered."
     return sum(bool(u.get("cached")) for r in records for u in r.get("usage") or [])
 
+# %% ../nbs/38a_verify.ipynb #a1ac418c
+def torch_threads_of(workers: int, cores: int | None = None) -> int:
+    """The torch threads each worker of a run with `workers` workers has on `cores` cores; one worker: torch's setting in this
+    process when `cores` is None, else (a published run's machine) torch's default, the cores."""
+    if cores is None and workers <= 1:
+        import torch
+        return torch.get_num_threads()
+    return worker_torch_threads(workers, cores) or cores
+
 # %% ../nbs/38a_verify.ipynb #cee3bc24
 def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
-               seed: int = 0, progress: bool = False, types: Iterable[str] | None = None) -> RunCheck:
+               seed: int = 0, progress: bool = False, types: Iterable[str] | None = None, threads: int | None = None) -> RunCheck:
     """Re-run `per_type` tasks of each type (of `types` only, when given) of the published run `packed` (`.../runs/<name>/`)
-    with `cfg` (its plan config) in `scratch`."""
+    with `cfg` (its plan config) in `scratch`. `threads`: one episode at a time with this many torch threads (a stand-in
+    for another machine: a sum split over other threads is added in another order); else as the run's `workers` say."""
     import tempfile
     from personalwab.runner import run
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
     if not meta: raise FileNotFoundError(f"{packed}: not a published run (no run.json)")
-    chk = RunCheck(meta["name"], key)
+    machine = (meta.get("provenance") or {}).get("machine") or {}
+    chk = RunCheck(meta["name"], key, computed_on=machine.get("cpu"), checked_on=processor_name(),
+                   threads_published=torch_threads_of(cfg.workers, machine.get("cpu_count")) if machine.get("cpu_count") else None)
     if cfg.name != meta["name"]:
         chk.error = f"{packed/'run.json'}: field name: {meta['name']!r}, but the plan computes {cfg.name!r} (other settings or code)"
         return chk
@@ -102,13 +124,16 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     ids = verification_sample(pub.values(), per_type, seed, types)
     if not ids: return chk
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
-    sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1})
-    if cfg.env_params.get("interface") == "web":                   # a web run: its pages, its driver, paths from the checkout
-        import contextlib
-        from personalwab.config import repo_root
-        from personalwab.web.run import run_web
-        with contextlib.chdir(repo_root()): r = run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"), progress=progress)
-    else: r = run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
+    sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1} | ({"workers": 1} if threads else {}))
+    chk.threads_now = threads or torch_threads_of(sample.workers)
+    with torch_threads(threads):                                    # one worker: the runner leaves the threads as set here
+        if cfg.env_params.get("interface") == "web":               # a web run: its pages, its driver, paths from the checkout
+            import contextlib
+            from personalwab.config import repo_root
+            from personalwab.web.run import run_web
+            with contextlib.chdir(repo_root()):
+                r = run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"), progress=progress)
+        else: r = run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
     now = {x["task_id"]: x for x in r.results.to_dict("records") if x["task_id"] in pub}
     chk.tasks = len(now)
     chk.identical, chk.largest_diff, chk.differing = compare_records(pub, now)
@@ -121,9 +146,11 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
 # %% ../nbs/38a_verify.ipynb #59a8fa34
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
-                     names: Iterable[str] | None = None, multi_types: int = 2, log=print) -> "pd.DataFrame":
+                     names: Iterable[str] | None = None, multi_types: int = 2, threads: int | None = None,
+                     log=print) -> "pd.DataFrame":
     """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row per run.
-    A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`)."""
+    A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`).
+    `threads`: every episode alone with this many torch threads (`verify_run`)."""
     import pandas as pd
     from fastcore.xtras import modified_env
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
@@ -133,8 +160,8 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
         if not (packed/"run.json").exists() or (want is not None and cfg.name not in want): continue
         t0 = time.perf_counter()
         try:
-            with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types)   # models answer now
-        except Exception as e: chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}")
+            with modified_env(PERSONALWAB_LLM_CACHE="0"): chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads)   # models answer now
+        except Exception as e: chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
         log(f"[verify] {key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} ({time.perf_counter() - t0:.0f}s)"
             + (f"; {chk.error}" if chk.error else ""))
         rows.append(asdict(chk))
@@ -145,17 +172,47 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
         (out/"verification.md").write_text(verification_markdown(df))
     return df
 
-# %% ../nbs/38a_verify.ipynb #18fb430d
+# %% ../nbs/38a_verify.ipynb #88429fbd
+def _known(x) -> bool: return x is not None and x == x   # neither None nor NaN
+
+def divergence_note(computed_on, checked_on, threads_published, threads_now) -> str:
+    "What a re-run that differs from its published episode means, given the processors and torch threads of then and now."
+    other = [w for w, a, b in (("processor", computed_on, checked_on), ("thread count", threads_published, threads_now))
+             if _known(a) and _known(b) and a != b]
+    if other: return f"another {' and '.join(other)}: sums in another order can flip a near-tie in decoding (legitimate)"
+    if not all(map(_known, (computed_on, checked_on))): return "the computing processor is not recorded: cannot tell"
+    return "same processor and threads: not explained by the machine (a reproducibility failure)"
+
+# %% ../nbs/38a_verify.ipynb #4a3e8d9d
+def machines_line(df: "pd.DataFrame") -> str:
+    "Which processors computed the verified runs and which re-ran them, with the torch threads of each worker then and now."
+    from collections import Counter
+    n = lambda col: ", ".join(f"{k} ({v} run{'s' * (v != 1)})" for k, v in Counter(df[col].map(lambda x: x if _known(x) else "unrecorded")).items())
+    t = lambda col: "/".join(str(int(x)) for x in sorted({x for x in df[col] if _known(x)})) or "?"
+    return (f"Computed on {n('computed_on')}, {t('threads_published')} torch threads a worker; "
+            f"re-run on {n('checked_on')}, {t('threads_now')} torch threads a worker.")
+
+# %% ../nbs/38a_verify.ipynb #199465d2
 def verification_markdown(df: "pd.DataFrame") -> str:
-    "The verification table as Markdown, with a line that sums it up."
-    lines = ["| run | table | re-run | identical actions | largest score difference | s/task published | s/task now |",
+    """The verification table as Markdown: the machines, a row per run, a line that sums it up, and every episode that
+    differs with what its difference means (`divergence_note`)."""
+    lines = [machines_line(df), "",
+             "| run | table | re-run | identical actions | largest score difference | s/task published | s/task now |",
              "|---|---|---:|---:|---:|---:|---:|"]
     f = lambda x: "-" if x is None or x != x else f"{x:.1f}"
     for r in df.itertuples():
         lines.append(f"| {r.run} | {r.key} | {r.tasks} | {r.identical}/{r.tasks} | {r.largest_diff:.4f} | {f(r.seconds_published)} | {f(r.seconds_now)} |"
                      + (f" {r.error} |" if r.error else ""))
     n, k = int(df.tasks.sum()), int(df.identical.sum())
-    return "\n".join(lines) + f"\n\n{k} of {n} re-run episodes repeat the published actions exactly, in {len(df)} runs.\n"
+    lines += ["", f"{k} of {n} re-run episodes repeat the published actions exactly, in {len(df)} runs."]
+    differ = [(r, t) for r in df.itertuples() for t in r.differing]
+    if differ:
+        lines += ["", "Episodes that differ from the published ones:", "",
+                  "| run | task | computed on | re-run on | threads then/now | what it means |", "|---|---|---|---|---|---|"]
+        th = lambda x: str(int(x)) if _known(x) else "?"
+        lines += [f"| {r.run} | {t} | {r.computed_on} | {r.checked_on} | {th(r.threads_published)}/{th(r.threads_now)} | "
+                  f"{divergence_note(r.computed_on, r.checked_on, r.threads_published, r.threads_now)} |" for r, t in differ]
+    return "\n".join(lines) + "\n"
 
 # %% ../nbs/38a_verify.ipynb #c2c96217
 def verification_estimate(plan: PublishedPlan, dest: str | Path | None = None, runs: str | Path | None = None,

@@ -3,10 +3,12 @@
 Profiles:
   default  the README's `make reproduce`: checks the published evidence (results/, computed once by
            `personalwab publish compute`) in under an hour on two cores:
-           1. every published trajectory is graded again by this checkout's scorer (any difference
-              is listed and makes the command fail);
-           2. the published runs, the recommender and the PUMA model (from its adapters) are restored
-              into runs/reproduce/runs/;
+           1. the published runs, the recommender and the PUMA model (from its adapters) are restored
+              into runs/reproduce/runs/ (a recommender trained on this machine is compared with the
+              published one, and kept aside: the check never uses it);
+           2. every published trajectory is graded again by this checkout's scorer, recommendations with
+              the published recommender read from results/ (any difference is listed and makes the
+              command fail);
            3. a stratified sample of every published run is re-run (one task per type and run) and
               compared with the published episodes: runs/reproduce/verification.md (identical action
               sequences k/n, largest score difference, seconds per task then and now);
@@ -131,6 +133,9 @@ def check_published(log=print) -> int:
     df = rescore_published(log=lambda *a: None)
     log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
         f"{int(df.differ.sum())} differ")
+    mine = df[df.recommender != "published"]
+    log("  recommendations graded with the published recommender (results/sasrec/)" if mine.empty else
+        f"  no published recommender for {len(mine)} runs ({', '.join(mine.run)}): graded with this machine's, which may differ from theirs")
     for r in df.itertuples(): log(f"  {r.run}: {r.records} records, {r.differ} differ" + (f" (largest {r.largest:.4f}: {r.tasks})" if r.differ else ""))
     return int(df.differ.sum())
 
@@ -141,7 +146,7 @@ def restore_published(runs: Path, log=print) -> dict | None:
     from personalwab.experiments import puma_config
     plan, t0 = load_plan(), time.time()
     dirs = restore_all(None, runs)
-    restore_sasrec(plan.data, log=log)
+    sas = restore_sasrec(plan.data, log=lambda *a: None)
     pc = puma_config(plan.puma_config, data=plan.data)
     meta = restore_puma(pc, log=lambda *a: None)
     models = trained_puma(plan) if meta else None
@@ -149,7 +154,14 @@ def restore_published(runs: Path, log=print) -> dict | None:
     restore_plan_web_agent(plan, log=lambda *a: None)   # the specialised web agent the web runs used, merged again
     log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
         + f" into {runs.relative_to(ROOT) if runs.is_relative_to(ROOT) else runs} ({time.time() - t0:.0f}s)")
+    if sas: log(f"  the recommender trained on this machine {LOCAL_SAID[sas['local']]}")
     return models
+
+# What the reproduction says of this machine's SASRec model against the published one (`published.local_sasrec`).
+LOCAL_SAID = {"matches": "matches the published one bit for bit",
+              "differs": "differs from the published one (training is not bit-identical across processors): kept aside, "
+                         "the published one is used for re-grading and re-runs",
+              "none trained here": "does not exist (none trained here): the published one is used"}
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, log=print) -> int:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
@@ -276,11 +288,11 @@ def main(argv=None) -> int:
         if not args.only and not args.publish:    # a fresh derivation: no table of an earlier one left to compare
             for p in out.glob("*.*"):
                 if p.suffix in (".csv", ".md", ".png", ".svg"): p.unlink()
+        os.environ["PERSONALWAB_RUNS"] = str(work/"runs")          # the restored runs: this process and the notebooks' kernels
+        models = restore_published(work/"runs")                    # first: every model a published score depends on
         if not args.only:
             differ = check_published()
             if differ: failures.append(f"published scores ({differ} records differ)")
-        os.environ["PERSONALWAB_RUNS"] = str(work/"runs")          # the restored runs: this process and the notebooks' kernels
-        models = restore_published(work/"runs")
         from personalwab.published import progress
         prog = progress(plan, work/"runs", puma=models)
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
