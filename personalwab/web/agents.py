@@ -24,9 +24,9 @@ from .planned import PlannedWebAgent
 
 
 # %% auto #0
-__all__ = ['REACT_WEB_SYSTEM', 'WEB_AGENTS', 'PLANNED_METHODS', 'PLANNER_KEYS', 'PromptedWebAgent', 'PumaWebAgent',
-           'ReActWebAgent', 'InteRecWebAgent', 'scribe_model', 'ScribeWebAgent', 'web_method_params',
-           'check_web_params', 'web_agent']
+__all__ = ['REACT_WEB_SYSTEM', 'WEB_AGENTS', 'FINE_TUNED_WEB', 'PLANNED_METHODS', 'PLANNER_KEYS', 'PromptedWebAgent',
+           'PumaWebAgent', 'ReActWebAgent', 'InteRecWebAgent', 'scribe_model', 'ScribeWebAgent', 'web_agent_class',
+           'web_method_params', 'check_web_params', 'web_agent']
 
 # %% ../../nbs/87_web_agents.ipynb #a0d2cfa9
 class PromptedWebAgent(Agent):
@@ -236,7 +236,7 @@ class ScribeWebAgent(PromptedWebAgent):
     def params(self) -> dict: return super().params | {"model": self.model}
 
 # %% ../../nbs/87_web_agents.ipynb #38ebf9fb
-WEB_AGENTS: dict[str, tuple[type, dict]] = {             # page agents: method -> (class, the settings the name fixes)
+WEB_AGENTS: dict[str, tuple[type | str, dict]] = {       # page agents: method -> (class, the settings the name fixes)
     "no_memory": (PromptedWebAgent, {"memory": "none"}),
     "random_memory": (PromptedWebAgent, {"memory": "random"}),   # drawn with the run's seed (`web_agent`)
     "last_memory": (PromptedWebAgent, {"memory": "last"}),
@@ -247,7 +247,19 @@ WEB_AGENTS: dict[str, tuple[type, dict]] = {             # page agents: method -
     "interecagent": (InteRecWebAgent, {}),
     "puma_gpt": (PumaWebAgent, {}),
     "scribe": (ScribeWebAgent, {}),
+    "scribe_knowable": (ScribeWebAgent, {}),                              # trained on PUMA's labels (88a), no memory
+    "scribe_puma": ("personalwab.web.knowable:PumaScribeWebAgent", {}),   # ... with PUMA's memory (88a imports this module)
 }
+FINE_TUNED_WEB = ("scribe", "scribe_knowable", "scribe_puma")   # fine-tuned page agents: `params.model` is their web training config
+
+def web_agent_class(method: str) -> type:
+    "The class of `method`'s web agent (`WEB_AGENTS`); a 'module:Class' entry, for an agent of a module that imports this one, is imported on use."
+    cls = WEB_AGENTS[method][0]
+    if isinstance(cls, str):
+        import importlib
+        mod, _, name = cls.partition(":")
+        cls = getattr(importlib.import_module(mod), name)
+    return cls
 PLANNED_METHODS = ("rules", "rules_category", "puma")      # function-calling by construction: planners on pages (86b)
 PLANNER_KEYS = ("step_eval", "step_eval_limit")
 
@@ -255,7 +267,7 @@ def web_method_params(method: str) -> dict:
     "The parameters `--param` may set for the web agent of `method` (a name of `WEB_AGENTS` or `PLANNED_METHODS`), with their types."
     if method in PLANNED_METHODS:
         return method_params(method) | {k: t for k, t in agent_params(PlannedWebAgent).items() if k in PLANNER_KEYS}
-    return method_params(method, WEB_AGENTS[method][0])
+    return method_params(method, web_agent_class(method))
 
 def check_web_params(method: str, params: dict) -> None:
     "`UsageError` for a parameter the web agent of `method` does not take, a value of another type, or a `scribe` model that is not there."
@@ -263,8 +275,8 @@ def check_web_params(method: str, params: dict) -> None:
         check_params(method, {k: v for k, v in params.items() if k not in PLANNER_KEYS})
         check_params(method, {k: v for k, v in params.items() if k in PLANNER_KEYS}, PlannedWebAgent)
         return
-    check_params(method, params, WEB_AGENTS[method][0])
-    if method == "scribe" and "model" in params and (spec := scribe_model(params["model"])).startswith("hf:") \
+    check_params(method, params, web_agent_class(method))
+    if method in FINE_TUNED_WEB and "model" in params and (spec := scribe_model(params["model"])).startswith("hf:") \
             and not (Path(spec[3:])/"config.json").exists():
         raise UsageError(f"params.model: no model at {spec[3:]} (train it: python -m personalwab.web.train all --config CONFIG)")
 
@@ -273,7 +285,7 @@ def web_agent(method: str, llm: LLM | str | None, b: Benchmark, **params):
     if method in PLANNED_METHODS:
         plan = {k: params.pop(k) for k in PLANNER_KEYS if k in params}
         return PlannedWebAgent(get_agent(method, llm, b, **params), **plan)
-    cls, fixed = WEB_AGENTS[method]
+    cls, fixed = web_agent_class(method), WEB_AGENTS[method][1]
     if fixed.get("memory") == "random": fixed = fixed | {"memory": get_memory("random", seed=2024 + int(params.get("seed") or 0))}
     agent = cls(llm, b, **fixed, **params)
     agent.name = method

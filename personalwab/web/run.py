@@ -63,7 +63,8 @@ class GoldWebAgent:
 
 # %% ../../nbs/86_web_run.ipynb #7411047f
 WEB_METHODS = ("oracle", "rules", "rules_category", "no_memory", "random_memory", "last_memory", "relevant_memory", "recmind",
-               "react", "reflection", "interecagent", "puma_gpt", "puma", "scribe")   # every function-track method, and scribe (87)
+               "react", "reflection", "interecagent", "puma_gpt", "puma", "scribe", "scribe_knowable", "scribe_puma")
+# every function-track method, and the fine-tuned page agents (87, 88a)
 
 def check_web_method(cfg: RunConfig) -> None:
     "`UsageError` unless `cfg.method` has a web agent and takes `cfg.params` (before a run starts, not as an error record per task)."
@@ -71,7 +72,8 @@ def check_web_method(cfg: RunConfig) -> None:
         raise UsageError(f"no web agent for method {cfg.method!r}; web methods: {', '.join(WEB_METHODS)}")
     from personalwab.runner import check_names
     # the run's other names (agent LLM, user LLM, engine, data) as a function-track run of a method with (or without) an LLM checks them
-    check_names(cfg.model_copy(update={"method": "no_memory" if cfg.method == "scribe" else cfg.method, "params": {}}))
+    from personalwab.web.agents import FINE_TUNED_WEB
+    check_names(cfg.model_copy(update={"method": "no_memory" if cfg.method in FINE_TUNED_WEB else cfg.method, "params": {}}))
     if cfg.method != "oracle":
         from personalwab.web.agents import check_web_params
         check_web_params(cfg.method, cfg.params)

@@ -92,6 +92,12 @@ class WebTrainConfig(PipelineConfig):
     gate: WebGateCfg = WebGateCfg()
 
     def run(self, stage: str) -> dict: return WEB_RUNNERS[stage](self)
+    def steps_of(self, b: Benchmark):
+        "The page steps the agent learns for a task: None, the gold ones (`gold.gold_trajectory`); 88a learns knowable ones."
+        return lambda task: None
+    def memory_of(self, b: Benchmark):
+        "The memory section of a task's step inputs, at training and in the gate: none here; 88a gives PUMA's."
+        return lambda task: ""
 
 def load_web_config(path: str | Path | None = None, overrides: list[str] | dict | None = None) -> WebTrainConfig:
     "A `WebTrainConfig` from a YAML file (None: defaults) with `a.b=value` overrides; errors name the file and key."
@@ -106,21 +112,23 @@ def kept_steps(n: int, k: int | None) -> list[int]:
     return [1 + round(j * (n - 1) / (k - 1)) for j in range(k)]
 
 def page_step_examples(se: ShopEnv, task: Task, budget: int, prompt_tokens, limit: int | None,
-                       keep: int | None = None) -> tuple[list[Example], dict]:
-    "An SFT example per gold page step of `task` (replayed in `se`; `keep`: at most so many, `kept_steps`), the DOM cut to `budget` then to `limit`; and what was dropped or cut."
+                       keep: int | None = None, steps: list | None = None, memory: str = "") -> tuple[list[Example], dict]:
+    """An SFT example per gold page step of `task` (replayed in `se`; `keep`: at most so many, `kept_steps`), the DOM cut to `budget`
+    then to `limit`; and what was dropped or cut. `steps`: other page steps to learn than the gold ones (`GoldStep`s, e.g. the
+    knowable trajectories of 88a); `memory`: a memory section in every step's input (as the agent that learns them will see it)."""
     se.reset(task)
     out, doms, info = [], [], {"steps": 0, "target_cut": 0, "dom_truncated": 0, "not_kept": 0}
-    gold = gold_trajectory(se.env.b, se.session.task, se.env.track)
+    gold = steps if steps is not None else gold_trajectory(se.env.b, se.session.task, se.env.track)
     kept = set(kept_steps(len(gold), keep))
     for i, g in enumerate(gold, 1):
         obs, a = se.obs, g.on(se.driver.tree())
         dom, cut, _, n = fit(obs.dom, budget, smollm2_tokens)
         prev = previous_steps(se.steps, doms)
-        o = fit_observation(replace(obs, dom=dom, tokens=n, truncated=cut, nodes=kept_nodes(dom)), prev, "", prompt_tokens, limit)
+        o = fit_observation(replace(obs, dom=dom, tokens=n, truncated=cut, nodes=kept_nodes(dom)), prev, memory, prompt_tokens, limit)
         info["steps"] += 1; info["dom_truncated"] += o.truncated
         if i not in kept: info["not_kept"] += 1
         elif a.node is not None and a.node not in o.nodes: info["target_cut"] += 1
-        else: out.append(Example(f"{task.id}/{i:02d}", "web_step", task.type, task.function, step_messages(o, prev), step_text(i, a, o.dom),
+        else: out.append(Example(f"{task.id}/{i:02d}", "web_step", task.type, task.function, step_messages(o, prev, memory), step_text(i, a, o.dom),
                                  {"step": i, "url": obs.url, "dom_tokens": o.tokens, "page_tokens": obs.tokens}))
         doms.append(o.dom)
         se.step(a)
@@ -162,8 +170,10 @@ def run_prepare(cfg: WebTrainConfig) -> dict:
     agent, se = prompted_agent(cfg, llm, b), web_env(cfg, b, NO_CUT)
     exs, info = [], {"tasks": 0, "steps": 0, "target_cut": 0, "dom_truncated": 0, "not_kept": 0}
     tasks = stratified_subset(b, c.split, c.per_type, cfg.seed) if c.per_type else sample_split(b, c.split, c.limit, cfg.seed)
+    steps_of, memory_of, memory = cfg.steps_of(b), cfg.memory_of(b), []
     for t in tasks:
-        e, i = page_step_examples(se, t, c.budget, llm.prompt_tokens, agent.limit, c.steps_per_task)
+        memory.append(memory_of(t))
+        e, i = page_step_examples(se, t, c.budget, llm.prompt_tokens, agent.limit, c.steps_per_task, steps_of(t), memory[-1])
         exs += e; info = {k: info[k] + (i | {"tasks": 1})[k] for k in info}
     se.close()
     rows = repeated(exs, c.repeat)
@@ -177,6 +187,7 @@ def run_prepare(cfg: WebTrainConfig) -> dict:
                      "rows": len(rows), "rows_by_type": by_type(rows),
                      "train_tokens": sum((p + n) * c.repeat.get(e.type, 1) for p, n, e in zip(prompt, completion, exs)),
                      "limit": agent.limit, "budget": c.budget}
+    if any(memory): counts["memory_tokens"] = _stats([llm.count_tokens(m) for m in memory])   # a memory section (88a)
     write_json(cfg.dir("prepare")/"counts.json", counts)
     return counts
 
@@ -204,17 +215,19 @@ def run_merge(cfg: WebTrainConfig) -> dict:
     return {"model": f"hf:{out}", "adapter_dtype": cfg.merge.adapter_dtype}
 
 # %% ../../nbs/88_web_train.ipynb #d4dc5e94
-def gate_scores(cfg: WebTrainConfig, model: str, tasks: list[Task], b: Benchmark) -> dict:
-    "Mind2Web's step scores of `model` (an LLM spec) prompted as the agents are, on the gold trajectories of `tasks`: overall and per type."
+def gate_scores(cfg: WebTrainConfig, model: str, tasks: list[Task], b: Benchmark, memories: dict[str, str] | None = None) -> dict:
+    """Mind2Web's step scores of `model` (an LLM spec) prompted as the agents are, on the gold trajectories of `tasks`: overall and
+    per type; `memories`: each task's memory section (`WebTrainConfig.memory_of`), by task id."""
     agent, se = prompted_agent(cfg, get_llm(model), b), web_env(cfg, b, cfg.prepare.budget)
-    try: per = {t.id: agent.gold_step_scores(se, t, Turns(se.env, t, cfg.seed)) for t in tasks}
+    try: per = {t.id: agent.gold_step_scores(se, t, Turns(se.env, t, cfg.seed), (memories or {}).get(t.id, "")) for t in tasks}
     finally: se.close()
     return step_metrics(list(per.values())) | {ty: step_metrics([per[t.id] for t in tasks if t.type == ty]) for ty in TASK_TYPES if any(t.type == ty for t in tasks)}
 
 def run_gate(cfg: WebTrainConfig) -> dict:
     "Stage `gate`: the merged and the prompted base model's step scores on the test sample; `GateFailed` below the bar."
     b, tasks = benchmark(cfg), gate_tasks(cfg)
-    res = {"base": gate_scores(cfg, f"hf:{base_model_path(cfg)}", tasks, b), "final": gate_scores(cfg, f"hf:{cfg.final_model}", tasks, b)}
+    memory_of = cfg.memory_of(b); mem = {t.id: memory_of(t) for t in tasks}       # both models see the same memory
+    res = {"base": gate_scores(cfg, f"hf:{base_model_path(cfg)}", tasks, b, mem), "final": gate_scores(cfg, f"hf:{cfg.final_model}", tasks, b, mem)}
     write_json(cfg.dir("gate")/"gate.json", {"tasks": [t.id for t in tasks], **res})
     f, g = res["final"]["step_sr"], cfg.gate
     if g.min_step_sr is not None and f < g.min_step_sr: raise GateFailed(f"{cfg.root.name}: the merged model's step success rate {f:.3f} is below {g.min_step_sr}")
