@@ -409,7 +409,7 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 # %% ../nbs/90_cli.ipynb #68044424
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
-    "Make the runs folder from results/: every published run (records added, never removed), the recommender they used, the plan's PUMA model and its web agent."
+    "Make the runs folder from results/: every published run (records added, never removed), the recommender they used, the plan's PUMA model and its fine-tuned page agents."
     from personalwab.published import restore_all, restore_plan_web_agent, restore_puma, restore_sasrec
     from personalwab.experiments import puma_config
     with cli_errors("publish restore"), _in_runs(runs):
@@ -417,9 +417,9 @@ def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
         dirs = restore_all(results, runs)
         restore_sasrec(p.data, results)
         meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
-        web = restore_plan_web_agent(p, results, log=lambda *a: None)   # the specialised web agent the web runs used
+        web = restore_plan_web_agent(p, results, log=lambda *a: None) or {}   # the fine-tuned page agents the web runs used
         print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta else "")
-              + (f"; the web agent {web['version'] or ''} (stages {', '.join(web['done'])})" if web else ""))
+              + "".join(f"; the web agent {m} {w['version'] or ''} (stages {', '.join(w['done'])})" for m, w in web.items()))
 
 app.add_typer(publish_app, name="publish")
 

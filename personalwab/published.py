@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 # %% auto #0
-__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'LOCAL_SASREC', 'results_dir', 'portable',
-           'record_key', 'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest', 'provenance_of',
-           'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all', 'PublishedPlan',
-           'load_plan', 'web_extra', 'web_plan_runs', 'plan_runs', 'notebook_parameters', 'progress', 'trained_puma',
-           'pack_pipeline', 'pack_puma', 'published_mismatch', 'restore_pipeline', 'restore_puma', 'pack_web_agent',
-           'restore_web_agent', 'restore_current', 'pack_sasrec', 'published_sasrec', 'published_recommender',
-           'local_sasrec', 'restore_sasrec', 'web_agent_config', 'restore_plan_web_agent', 'web_agent_model',
-           'compute_web_run', 'compute', 'rescore_published']
+__all__ = ['RESTORED_FILE', 'PLAN_FILE', 'PUMA_STAGE_FILES', 'WEB_AGENT_FILES', 'LOCAL_SASREC', 'KEEP_PAGES', 'results_dir',
+           'portable', 'record_key', 'finished_records', 'write_records_gz', 'read_records_gz', 'model_digest',
+           'provenance_of', 'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all',
+           'PublishedPlan', 'load_plan', 'fine_tuned_configs', 'web_extra', 'web_plan_runs', 'plan_runs',
+           'notebook_parameters', 'progress', 'trained_puma', 'pack_pipeline', 'pack_puma', 'published_mismatch',
+           'restore_pipeline', 'restore_puma', 'pack_web_agent', 'restore_web_agent', 'restore_current', 'pack_sasrec',
+           'published_sasrec', 'published_recommender', 'local_sasrec', 'restore_sasrec', 'web_agent_config',
+           'restore_plan_web_agent', 'web_agent_model', 'compute_web_run', 'compute', 'rescore_published']
 
 # %% ../nbs/38_published.ipynb #e50dbf06
 from pydantic import BaseModel, ConfigDict
@@ -242,6 +242,8 @@ class PublishedPlan(BaseModel):
     web_step_eval_limit: int | None = 6     # gold steps per task scored for Mind2Web's step metrics
     web_driver: str = "inprocess"
     scribe_config: str = "configs/web/scribe.yaml"   # the specialised web agent's training (`scribe`)
+    knowable_config: str = "configs/web/knowable.yaml"             # the page agent on PUMA's labels (`scribe_knowable`)
+    knowable_puma_config: str = "configs/web/knowable-puma.yaml"   # ... with PUMA's memory (`scribe_puma`)
 
 # %% ../nbs/38_published.ipynb #43056557
 PLAN_FILE = "configs/published.yaml"
@@ -256,6 +258,11 @@ def load_plan(path: str | Path | None = None) -> PublishedPlan:
     except ValidationError as e: raise ValueError(one_line(e, str(path))) from None
 
 # %% ../nbs/38_published.ipynb #1c408147
+def fine_tuned_configs(plan: PublishedPlan) -> dict[str, str]:
+    "The training configs of `plan`'s fine-tuned page agents (method -> config path, as the plan names it), in plan order."
+    paths = {"scribe": plan.scribe_config, "scribe_knowable": plan.knowable_config, "scribe_puma": plan.knowable_puma_config}
+    return {m: paths[m] for m in plan.web_methods if m in paths}
+
 def web_extra(plan: PublishedPlan) -> dict:
     "The web settings of `plan` that a run carries only when set (a run without them keeps its name)."
     return {"repeat_limit": plan.web_repeat_limit} if plan.web_repeat_limit is not None else {}
@@ -265,7 +272,10 @@ def web_plan_runs(plan: PublishedPlan, single: dict, multi: dict) -> dict[str, t
     if not plan.web_methods: return {}
     from personalwab.web.report import web_configs
     per = {m: {"step_eval_limit": plan.web_step_eval_limit} for m in plan.web_methods if m != "oracle"}
-    if "scribe" in per: per["scribe"] |= {"model": plan.scribe_config}
+    for m, path in fine_tuned_configs(plan).items(): per[m] |= {"model": path}
+    if "scribe_puma" in per:                      # the memory of its training: PUMA's model identifies, under the same budget
+        per["scribe_puma"] |= {"function_model": plan.puma_config,
+                               "memory_budget": web_agent_config(plan, "scribe_puma").prepare.memory_budget}
     out = {}
     for track, fn in (("single", single), ("multi", multi)):
         if fn:
@@ -589,34 +599,43 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     return dict(meta) | {"local": local}
 
 # %% ../nbs/38_published.ipynb #d3ad8623
-def web_agent_config(plan: PublishedPlan):
-    "The `WebTrainConfig` of `plan`'s specialised web agent (`scribe_config`, read from the checkout's root)."
+def web_agent_config(plan: PublishedPlan, method: str = "scribe"):
+    """The training config of `plan`'s fine-tuned page agent `method` (`fine_tuned_configs`, read from the checkout's root): a
+    `WebTrainConfig` for `scribe`, a `KnowableTrainConfig` (PUMA's labels, 88a) for the others."""
     from personalwab.web.train import load_web_config
-    return load_web_config(repo_root()/plan.scribe_config)
+    path = repo_root()/fine_tuned_configs(plan.model_copy(update={"web_methods": [method]}))[method]
+    if method == "scribe": return load_web_config(path)
+    from personalwab.web.knowable import load_knowable_config
+    return load_knowable_config(path)
 
 def restore_plan_web_agent(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict | None:
-    "Restore `plan`'s specialised web agent from what is published (`restore_web_agent`); None if the plan has no `scribe` or nothing is published."
-    return restore_web_agent(web_agent_config(plan), dest, log=log) if "scribe" in plan.web_methods else None
+    """Restore `plan`'s fine-tuned page agents from what is published (`restore_web_agent`): {method: its `web.json`} of those
+    restored; None if the plan has none or nothing is published."""
+    done = {m: meta for m in fine_tuned_configs(plan) if (meta := restore_web_agent(web_agent_config(plan, m), dest, log=log))}
+    return done or None
 
-def web_agent_model(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict:
-    """The specialised web agent of `plan` (`scribe_config`): restored from what is published when it was trained with this
-    recipe, else trained (resumable by stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
+def web_agent_model(plan: PublishedPlan, method: str = "scribe", dest: str | Path | None = None, log=print) -> dict:
+    """The fine-tuned page agent `method` of `plan` (`web_agent_config`): restored from what is published when it was trained with
+    this recipe, else trained (resumable by stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
     from personalwab.puma_pipeline import GateFailed
-    from personalwab.web.train import run_pipeline
-    wc = web_agent_config(plan)
+    from personalwab.puma_pipeline import run_pipeline
+    wc = web_agent_config(plan, method)
     restore_current(wc, "web", restore_web_agent, dest, log)
     try: done = run_pipeline(wc, log=log)
     except GateFailed as e: log(f"[publish] the web agent's gate: {e}"); done = {}
     finally: pack_web_agent(wc, dest)
     return done
 
+KEEP_PAGES = ("scribe_knowable", "scribe_puma")   # web methods whose published runs keep every step's page (not part of a run's identity)
+
 def compute_web_run(plan: PublishedPlan, cfg: RunConfig, runs: str | Path | None = None, dest: str | Path | None = None, log=print):
     "Compute (resume) the web run `cfg` of `plan` in `runs` (`scribe`'s model first), paths read from the checkout's root as the command line reads them."
     import contextlib
     from personalwab.web.run import run_web
-    if cfg.method == "scribe": web_agent_model(plan, dest, log)
-    with contextlib.chdir(repo_root()):
-        return run_web(cfg, Path(runs).resolve() if runs else None, driver=cfg.env_params.get("driver", "inprocess"), progress=False)
+    if cfg.method in fine_tuned_configs(plan): web_agent_model(plan, cfg.method, dest, log)
+    with contextlib.chdir(repo_root()):       # the pages each step saw are kept for the agents on PUMA's labels (the docs show them)
+        return run_web(cfg, Path(runs).resolve() if runs else None, driver=cfg.env_params.get("driver", "inprocess"), progress=False,
+                       keep_pages=cfg.method in KEEP_PAGES)
 
 def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, pack_every: float = 1800,
             only: Iterable[str] | None = None, log=print) -> dict:

@@ -25,13 +25,13 @@ def web_params(method: str, agent_params: dict | None = None, memory_lengths: st
     under the step guide, as the function track's tool calls under their schema), and `memory_lengths` as a memory length."""
     from personalwab.memory import ORIGINAL_MEMORY_LENGTH
     from personalwab.experiments import memory_params
-    from personalwab.web.agents import web_method_params
+    from personalwab.web.agents import FINE_TUNED_WEB, web_method_params
     memory_params(memory_lengths)
     takes = web_method_params(method)
     p = {k: v for k, v in (agent_params or {}).items() if k in takes}
     if memory_lengths == "original":                 # 10 behaviours for every memory, as the function track's runs
         if "original_memory_length" in takes: p["original_memory_length"] = True     # a planner: the function agent's own switch
-        elif "memory_length" in takes and method not in ("no_memory", "scribe"): p["memory_length"] = ORIGINAL_MEMORY_LENGTH
+        elif "memory_length" in takes and method not in ("no_memory", *FINE_TUNED_WEB): p["memory_length"] = ORIGINAL_MEMORY_LENGTH
     return p
 
 # %% ../../nbs/89_web_report.ipynb #448694dd
@@ -56,7 +56,8 @@ def web_configs(configs: dict, methods, driver: str = "inprocess", agent_params:
 # %% ../../nbs/89_web_report.ipynb #cd5a3bc9
 def unavailable(cfg: RunConfig) -> str | None:
     "Why the web run `cfg` cannot run here (the fine-tuned model it needs is missing: the web agents' own check; paths from the repository's root), or None."
-    if cfg.method != "scribe": return None
+    from personalwab.web.agents import FINE_TUNED_WEB
+    if cfg.method not in FINE_TUNED_WEB: return None
     if not cfg.params.get("model"): return "no fine-tuned model given (params.model)"
     from personalwab.config import repo_root
     from personalwab.runconfig import UsageError
