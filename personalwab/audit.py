@@ -4,15 +4,17 @@
 
 # %% ../nbs/07_audit.ipynb #a40130f4
 from __future__ import annotations
+import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterator, Literal
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Literal, Mapping
 from .schema import DAY_MS, Benchmark, DataError, data_warnings
 
 # %% auto #0
-__all__ = ['Severity', 'CHECKS', 'FILES', 'CORRUPTIONS', 'Check', 'Finding', 'check_targets', 'corrupted', 'check_catalog',
-           'check_profiles', 'check_duplicates', 'check_release', 'audit', 'counts', 'failing', 'summary_lines',
-           'raise_errors', 'checks_help']
+__all__ = ['Severity', 'CHECKS', 'FILES', 'CORRUPTIONS', 'RELEASE_CORRUPTIONS', 'Check', 'Finding', 'check_targets', 'corrupted',
+           'check_catalog', 'check_profiles', 'check_profile_ids', 'check_duplicates', 'check_release', 'audit',
+           'counts', 'failing', 'summary_lines', 'raise_errors', 'checks_help']
 
 # %% ../nbs/07_audit.ipynb #21e68cd7
 Severity = Literal["error", "warning"]
@@ -44,6 +46,12 @@ CHECKS: dict[str, Check] = {c.code: c for c in [
           f"A201 error: {_I}: record test[0]: field user_id: user 'U9' has no profile in {_R}"),
     Check("A202", "warning", "profile-without-history", "a profile whose user has no behaviours (a profiles file of other users)",
           f"A202 warning: {_R}: record U2: field user_id: user has a profile but no behaviours in {_H}"),
+    Check("A203", "error", "history-user-without-profile", "a user with a history has no profile (the loader checks the files' user ids and refuses them)",
+          f"A203 error: {_H}: record U2: field user_id: user has a history but no profile in {_R}"),
+    Check("A204", "error", "profiles-of-other-users",
+          "the profiles file has not one profile of a user with a history: the profiles of another release or sample (the loader refuses it)",
+          f"A204 error: {_R}: record (top level): field user_id: none of the 2 profiles is of a user in {_H}: its one user (U1) has no profile here; "
+          "a profiles file of other users"),
     Check("A301", "error", "duplicate-task", "two tasks of one split with the same user, type, target and timestamp (under any ids)",
           f"A301 error: {_I}: record test[1]: field (record): the same task as test[0] (user U1, recommend, target B000000002, timestamp 3000): it counts twice"),
     Check("A302", "warning", "duplicate-behaviour", "a user's behaviour listed twice (same product, review and timestamp)",
@@ -167,6 +175,22 @@ CORRUPTIONS: dict[str, Callable[[Benchmark], object]] = {
     "A603": lambda b: b.tasks.update(train=[]),
 }
 
+# %% ../nbs/07_audit.ipynb #5231fcec
+def _release(fn: Callable[[Benchmark], object], edit: Callable[[dict], dict]) -> Callable[..., None]:
+    "Write `corrupted(fn)` as a release in a folder (`parts` as `write_official`), then `edit` its profiles file (a dict)."
+    def write(d: str | Path, parts: int = 1) -> None:
+        from personalwab.official import write_official
+        write_official(corrupted(fn), d, parts=parts)
+        p = Path(d)/_R; p.write_text(json.dumps(edit(json.loads(p.read_text()))))
+    return write
+
+def _second_user(b: Benchmark) -> None: b.users["U2"] = b.users["U1"].model_copy(update={"user_id": "U2"})
+
+RELEASE_CORRUPTIONS: dict[str, Callable[..., None]] = {
+    "A203": _release(_second_user, lambda o: {"U1": o["U1"]}),                   # U2's profile dropped, its history kept
+    "A204": _release(lambda b: None, lambda o: {"V1": o["U1"], "V2": o["U1"]}),  # the profiles of two other users
+}
+
 # %% ../nbs/07_audit.ipynb #86de3240
 def check_catalog(b: Benchmark, f: dict) -> Iterator[Finding]:
     "A401-A403: every product a behaviour or task names is in the catalog; target products have titles (search can find them)."
@@ -186,6 +210,17 @@ def check_profiles(b: Benchmark, f: dict) -> Iterator[Finding]:
     "A202: every profile's user has behaviours in the histories (a task's user without a profile is A201)."
     for uid, u in b.users.items():
         if not u.behaviours: yield Finding("A202", f"user has a profile but no behaviours in {_name(f['history'])}", f["profiles"], uid, "user_id")
+
+# %% ../nbs/07_audit.ipynb #fed9ba69
+def check_profile_ids(profiles: Iterable[str], histories: Mapping[str, str], f: dict) -> Iterator[Finding]:
+    "A203, A204 on the files' user ids: `profiles` (of the profiles file) and `histories` (user id -> the history file holding it)."
+    ps = set(profiles); n = len(ps)
+    missing = [u for u in histories if u not in ps]
+    if n and histories and len(missing) == len(histories):
+        who = f"its {len(missing):,} users (the first: {missing[0]}) have" if len(missing) > 1 else f"its one user ({missing[0]}) has"
+        yield Finding("A204", f"none of the {n:,} profile{'s' * (n != 1)} is of a user in {_name(f['history'])}: {who} no profile here; "
+                              "a profiles file of other users", f["profiles"], "(top level)", "user_id"); return
+    for u in missing: yield Finding("A203", f"user has a history but no profile in {_name(f['profiles'])}", histories[u], u, "user_id")
 
 # %% ../nbs/07_audit.ipynb #54151731
 def _task_key(t) -> tuple: return (t.user_id, t.type, t.target_asin, t.timestamp)
@@ -249,13 +284,13 @@ def summary_lines(findings: list[Finding], strict: bool = False, show: int = 20)
     return [head, *rows, *(f"  {x}" for x in order[:show]), *([f"  ... and {more:,} more"] if more > 0 else [])] if findings else [head, *rows]
 
 # %% ../nbs/07_audit.ipynb #b0b52cf6
-def raise_errors(findings: list[Finding], strict: bool = False, where: str = "") -> None:
-    "Raise the first failing finding as a `DataError`, saying how many more there are and how to list them (`where`: the folder)."
+def raise_errors(findings: list[Finding], strict: bool = False, where: str = "", listed: bool = True) -> None:
+    "Raise the first failing finding as a `DataError`, saying how many more there are and (`listed`) how to list them (`where`: the folder)."
     bad = failing(findings, strict)
     if not bad: return
     rest = counts(bad[1:])
     more = f" (and {len(bad) - 1:,} more: {', '.join(f'{c} x{k:,}' for c, k in sorted(rest.items()))})" if len(bad) > 1 else ""
-    raise bad[0].error(f"{more}; `personalwab check-data {where or 'FOLDER'}` lists every finding")
+    raise bad[0].error(more + (f"; `personalwab check-data {where or 'FOLDER'}` lists every finding" if listed else ""))
 
 # %% ../nbs/07_audit.ipynb #12644cfd
 def checks_help() -> str:

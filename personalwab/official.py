@@ -11,7 +11,7 @@ from tqdm import tqdm
 from .config import repo_root
 from .schema import (Behaviour, Benchmark, DataError, Profile, Task, User, Product,
                                 check_benchmark, parse)
-from .audit import audit as audit_benchmark, raise_errors
+from .audit import audit as audit_benchmark, check_profile_ids, raise_errors
 
 # %% auto #0
 __all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'MAX_READ_DEPTH', 'official_dir', 'require_file',
@@ -65,11 +65,12 @@ def find_files(directory: str | Path, merged: str) -> list[Path]:
     return [require_file(p) for p in parts]
 
 # %% ../nbs/02_official.ipynb #fa2a3b62
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|\d+')
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?')   # a number: one token
+_INT = re.compile(r"-?([0-9]+)")
 MAX_READ_DEPTH = 100   # what `_locate` reports as too deep: records nest 3-5 levels plus 32 in free-form values
 
 def _locate(text: str, deep: int | None = None, digits: int | None = None) -> list | None:
-    "The path (keys, list indices) to the first container nested more than `deep` levels, or the first run of more than `digits` digits outside strings."
+    "The path (keys, list indices) to the first container nested more than `deep` levels, or the first integer of more than `digits` digits."
     stack, key = [], None                    # stack: [bracket, current key or index] per open container
     for m in _TOKENS.finditer(text):
         tok = m.group(); c = tok[0]
@@ -84,7 +85,7 @@ def _locate(text: str, deep: int | None = None, digits: int | None = None) -> li
             if stack: stack.pop()
         elif c == ",":
             if stack and stack[-1][0] == "[": stack[-1][1] += 1
-        elif digits is not None and len(tok) > digits: return [s[1] for s in stack]
+        elif digits is not None and (i := _INT.fullmatch(tok)) and len(i.group(1)) > digits: return [s[1] for s in stack]
     return None
 
 # %% ../nbs/02_official.ipynb #e519476b
@@ -199,19 +200,21 @@ def _load_products(paths: list[Path], bar) -> dict[str, Product]:
     return out
 
 # %% ../nbs/02_official.ipynb #3cc9ad29
-def _load_history(paths: list[Path], profiles: dict[str, Profile], products: dict[str, Product], bar) -> dict[str, list[Behaviour]]:
+def _load_history(paths: list[Path], profiles: dict[str, Profile], products: dict[str, Product],
+                  bar) -> tuple[dict[str, list[Behaviour]], dict[str, Path]]:
+    "The behaviours of every user with a profile, and the file of every user's history (those without a profile are for `check_profile_ids`)."
     out, where = {}, {}
     for path in paths:
         raw, part = _top_object(read_json(path, "user_id"), path, "user_id -> list of behaviours"), {}
         for uid, recs in raw.items():
             if uid in where: raise DataError(f"duplicate user id, also in {where[uid].name}", path, uid, "user_id")
-            if uid not in profiles: raise DataError(f"user has a history but no profile in {PROFILES}", path, uid, "user_id")
             if not isinstance(recs, list): raise DataError(f"expected a list of behaviours, got {type(recs).__name__}", path, uid)
             bs = [_parse(Behaviour, r, path, f"{uid}[{i}]") for i, r in enumerate(recs)]
-            part[uid] = User(user_id=uid, profile=profiles[uid], behaviours=bs); where[uid] = path; bar.update(len(bs))
+            where[uid] = path; bar.update(len(bs))
+            if uid in profiles: part[uid] = User(user_id=uid, profile=profiles[uid], behaviours=bs)
         check_benchmark(Benchmark(products=products, users=part, tasks={}), files={"history": str(path)})
         out |= {u: x.behaviours for u, x in part.items()}
-    return out
+    return out, where
 
 # %% ../nbs/02_official.ipynb #f04b9567
 def _load_tasks(path: Path, bar) -> dict[str, list[Task]]:
@@ -238,11 +241,12 @@ def load_official(directory: str | Path | None = None, name: str | None = None, 
     with tqdm(desc=f"loading {d.name}", unit=" records", disable=not progress) as bar:
         profiles = load_profiles(d/PROFILES)
         products = _load_products(find_files(d, PRODUCTS), bar)
-        history = _load_history(find_files(d, HISTORY), profiles, products, bar)
+        history, owners = _load_history(find_files(d, HISTORY), profiles, products, bar)
+        files = {"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS), "profiles": str(d/PROFILES)}
+        raise_errors(list(check_profile_ids(profiles, {u: str(p) for u, p in owners.items()}, files)), listed=False)   # A203, A204
         tasks = _load_tasks(d/INSTRUCTIONS, bar)
     users = {u: User(user_id=u, profile=p, behaviours=history.get(u, [])) for u, p in profiles.items()}
     b = Benchmark(products=products, users=users, tasks=tasks, name=name or d.name)
-    files = {"products": str(d/PRODUCTS), "history": str(d/HISTORY), "tasks": str(d/INSTRUCTIONS), "profiles": str(d/PROFILES)}
     check_benchmark(b, files=files)
     if audit: raise_errors(audit_benchmark(b, files), where=str(d))
     return b

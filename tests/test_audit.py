@@ -3,7 +3,9 @@
 1. Every audit check (personalwab.audit.CHECKS) on a corrupted copy of the tiny benchmark written as a
    release folder: `check-data` prints the check's line and a count, exits 1 on an error (on a warning
    only with --strict); `load_benchmark` raises the first error as the same `DataError`. The two checks
-   the loader enforces itself (A201, A401) end in its one-line `DataError` instead.
+   the loader enforces itself (A201, A401) end in its one-line `DataError` instead; the two checks of the
+   files' user ids (A203 a history without a profile, A204 a profiles file of other users) are refused by
+   the loader in one line with the check's code; extra profiles are A202 warnings.
 2. The embedded default benchmark audits clean.
 3. Bad input that used to give an unclear answer: an empty profile user id, a lone surrogate in an
    instruction, JSON nested thousands deep and over-long integers inside a record; titles with control
@@ -18,10 +20,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from personalwab.audit import CHECKS, CORRUPTIONS, audit, corrupted, failing
+from personalwab.audit import CHECKS, CORRUPTIONS, RELEASE_CORRUPTIONS, audit, corrupted, failing
 from personalwab.cli import app
 from personalwab.data import load_benchmark
-from personalwab.official import INSTRUCTIONS, PRODUCTS, PROFILES, HISTORY, load_official, write_official
+from personalwab.official import INSTRUCTIONS, PRODUCTS, PROFILES, HISTORY, load_official, real_profiles_path, write_official
 from personalwab.runconfig import RunConfig
 from personalwab.schema import DataError, tiny_benchmark
 from personalwab.stats import check_data_cli
@@ -45,7 +47,7 @@ def cli(capsys, *args) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-@pytest.mark.parametrize("code", [c for c in CHECKS if c not in BY_LOADER])
+@pytest.mark.parametrize("code", [c for c in CORRUPTIONS if c not in BY_LOADER])
 def test_check_fires_on_corrupted_release(tmp_path, capsys, code):
     d = release(tmp_path, code)
     example = CHECKS[code].example
@@ -79,6 +81,74 @@ def test_loader_refuses_what_it_cannot_build(tmp_path, capsys, code):
     assert status == 1 and out == "" and err.count("\n") == 1, err
     assert f"{fname}: record {rec}: field {field}: " in err and text in err, err
     assert CHECKS[code].example in [str(x) for x in audit(corrupted(CORRUPTIONS[code]))]   # in memory, the audit names it
+
+
+@pytest.mark.parametrize("code", list(RELEASE_CORRUPTIONS))
+def test_release_checks_refuse_in_one_line_with_the_code(tmp_path, capsys, code):
+    "A203, A204 (the files' user ids): `check-data` and `load_benchmark` refuse in one line: the check's code, file, record, field."
+    d = tmp_path/code; RELEASE_CORRUPTIONS[code](d, parts=2)
+    example = CHECKS[code].example.split(": ", 1)[1]                               # file: record ...: field user_id: message
+    if code == "A203": example = example.replace("user_history.json", "user_history_part_2.json")   # U2's part
+    want = f"error: {d}/" + example.replace("field user_id: ", f"field user_id: [{code}] ")
+    status, out, err = cli(capsys, d)
+    assert status == 1 and out == "" and err.splitlines() == [want], err
+    with pytest.raises(DataError) as e: load_benchmark(d, progress=False)
+    assert str(e.value) == want.removeprefix("error: ") and "check-data" not in str(e.value)
+
+
+def _two_users(d: Path) -> dict:
+    "The tiny benchmark and a second user U2 (a copy of U1) as a release in `d` (history in 2 parts: U1, U2); its profiles."
+    b = tiny_benchmark(); b.users["U2"] = b.users["U1"].model_copy(update={"user_id": "U2"})
+    write_official(b, d, parts=2)
+    return json.loads((d/PROFILES).read_text())
+
+
+REAL = real_profiles_path()
+HAS_REAL = pytest.mark.skipif(REAL is None, reason="the released user_profiles.json is not on this machine")
+PROFILE_VARIANTS = {   # variant: (the new profiles from U1, U2's and the 1,000 released ones; exit status, then the error line's file, record, text
+                       #           or the number of A202 warnings)
+    "all foreign": (lambda own, real: {f"V{i}": own["U1"] for i in range(5)},
+                    1, PROFILES, "(top level)", "[A204] none of the 5 profiles is of a user in user_history.json: its 2 users (the first: U1) have no profile here"),
+    "some missing": (lambda own, real: {"U1": own["U1"]},
+                     1, "user_history_part_2.json", "U2", "[A203] user has a history but no profile in user_profiles.json"),
+    "none": (lambda own, real: {}, 1, "user_history_part_1.json", "U1", "[A203] user has a history but no profile in user_profiles.json (and 1 more: A203 x1)"),
+    "extra": (lambda own, real: own | {f"V{i}": own["U1"] for i in range(3)}, 0, 3),
+    "real, all foreign": (lambda own, real: real, 1, PROFILES, "(top level)", "[A204] none of the 1,000 profiles is of a user in user_history.json: its 2 users"),
+    "real, extra": (lambda own, real: own | real, 0, 1000),
+}
+
+
+@pytest.mark.parametrize("variant", [pytest.param(v, marks=HAS_REAL) if v.startswith("real") else v for v in PROFILE_VARIANTS])
+def test_profiles_of_other_users(tmp_path, capsys, variant):
+    "Profiles of none of the benchmark's users, users left without a profile: one line with the check's code; extra profiles: A202 warnings."
+    edit, *want = PROFILE_VARIANTS[variant]
+    d = tmp_path/"r"; own = _two_users(d)
+    (d/PROFILES).write_text(json.dumps(edit(own, json.loads(REAL.read_text()) if variant.startswith("real") else None)))
+    status, out, err = cli(capsys, d)
+    if want[0] == 1:
+        fname, rec, text = want[1:]
+        assert status == 1 and out == "" and len(err.splitlines()) == 1, err
+        assert err.startswith(f"error: {d}/{fname}: record {rec}: field user_id: {text}"), err
+        with pytest.raises(DataError) as e: load_official(d, audit=False)            # refused even without the audit: no user can be built
+        assert (Path(e.value.file).name, e.value.record, e.value.field) == (fname, rec, "user_id")
+    else:
+        n = 2 + want[1]
+        assert status == 0 and err == "" and f"valid: {n:,} users" in out and "audit: 0 errors, " + f"{want[1]:,} warnings" in out, out + err
+        assert out.count(": field user_id: user has a profile but no behaviours in user_history.json") == min(want[1], 20), out
+        status, out, err = cli(capsys, d, True)
+        assert status == 1 and f"(A202 x{want[1]:,})" in err, err
+
+
+@HAS_REAL
+def test_real_profiles_beside_the_default_benchmark(tmp_path, capsys):
+    "The issue's case: the 1,000 released profiles (none of them of the 150 generated users) beside the default benchmark."
+    import shutil
+    from personalwab.data import cached_default, default_dir
+    cached_default(progress=False); d = tmp_path/"default"
+    shutil.copytree(default_dir(), d); shutil.copyfile(REAL, d/PROFILES)
+    status, out, err = cli(capsys, d)
+    assert status == 1 and out == "" and len(err.splitlines()) == 1, err
+    assert f"error: {d}/{PROFILES}: record (top level): field user_id: [A204] none of the 1,000 profiles is of a user in user_history.json: its 150 users" in err, err
 
 
 def test_check_data_help_lists_the_checks():

@@ -9,7 +9,7 @@ import json, os, subprocess, sys, tempfile
 from pathlib import Path
 import pytest
 from personalwab.official import write_official
-from personalwab.schema import User, tiny_benchmark
+from personalwab.schema import PROFILE_FIELDS, User, tiny_benchmark
 
 EXE = Path(sys.executable).parent/"personalwab"
 
@@ -74,6 +74,12 @@ CASES = {   # name: (damage, exit status, file named, text the line must contain
     "review of another product":   (edit(H1, setp(["U1", 0, "review", "parent_asin"], "B000000003")), 1, H1, "field review.parent_asin"),
     "title contradicts catalog":   (edit(I, setp(["test", 0, "target", "product_info", "title"], "Kayak")), 1, I, "field target.product_info.title"),
     "newline in a record key":     (edit(H1, lambda o: o.update({"U\n9": []})), 1, H1, "field user_id"),
+    "profiles of other users":     (raw(PR, json.dumps({f"V{i}": {"user_profile": {k: "x" for k in PROFILE_FIELDS}} for i in range(1000)})), 1, PR,
+                                    "record (top level): field user_id: [A204] none of the 1,000 profiles is of a user in user_history.json: its 6 users"),
+    "a user's profile missing":    (edit(PR, lambda o: o.pop("U3")), 1, "user_history_part_2.json", "record U3: field user_id: [A203] user has a history but no profile"),
+    "long integer after a float":  (lambda d: (d/I).write_text((d/I).read_text().replace('"timestamp": 2000', '"timestamp": 2.' + "0" * 5000, 1)
+                                                                       .replace('"timestamp": 3000', '"timestamp": ' + "3" * 5000, 1)),
+                                    1, I, "record test[0]: field timestamp: unreadable JSON value"),
 }
 
 def check(args, env=None):

@@ -3,7 +3,9 @@
 - round trip: any benchmark derived from `tiny_benchmark()` (extra users, unicode text, odd prices,
   any number of parts) loads back equal after `write_official`;
 - robustness: random damage to any file (truncation, a flipped byte, a deleted span) makes
-  `load_official` raise `DataError` naming that file, or load a valid benchmark, never another exception.
+  `load_official` raise `DataError` naming that file, or load a valid benchmark, never another exception;
+- a value `json` cannot read (an integer of > 4,300 digits, nesting deeper than the recursion limit, a lone
+  surrogate) is named at the record and field that hold it, whatever readable look-alike comes before it.
 """
 import json, tempfile
 from pathlib import Path
@@ -103,7 +105,7 @@ def test_bad_numbers_are_data_errors(where, value):
             except DataError: pass
         with pytest.raises(DataError) as e: load_official(d)
     assert Path(e.value.file).name == fname, str(e.value)
-    assert e.value.field in (field, "(syntax)"), str(e.value)      # (syntax): an integer of > 4300 digits
+    assert e.value.field == field, str(e.value)                   # an integer of > 4300 digits too: named where it is
     assert "\n" not in str(e.value)
 
 def _nested_release(d, fname: str, path: list, depth: int) -> None:
@@ -196,3 +198,42 @@ def test_deep_free_form_values(depth, where):
             b = load_official(d); json.dumps([p.to_official() for p in b.products.values()]); return
         with pytest.raises(DataError) as e: load_official(d)
     assert Path(e.value.file).name == fname and (e.value.field.startswith(field) or e.value.field == "(syntax)"), str(e.value)
+
+
+# ---- unreadable values: named where they are -----------------------------------------------------------
+def _two_users():
+    "The tiny benchmark, a second user U2 (a copy of U1) and a second test task (U2's): history in parts 1 (U1) and 2 (U2)."
+    b = tiny_benchmark(); b.users["U2"] = b.users["U1"].model_copy(update={"user_id": "U2"})
+    b.tasks["test"].append(b.tasks["test"][0].model_copy(update={"user_id": "U2", "id": "test-00001"}))
+    return b
+
+# a value json cannot read, and a readable one like it (json reads a float of any length, a 50-deep list, a surrogate pair)
+UNREADABLE = {"long integer": ("9" * 5000, "4." + "0" * 5000, "Exceeds the limit (4300 digits)"),
+              "long integer after an exponent": ("-" + "9" * 5000, "4e" + "0" * 5000, "Exceeds the limit (4300 digits)"),
+              "long integer after a long float": ("9" * 5000, "9" * 5000 + ".5", "Exceeds the limit (4300 digits)"),
+              "deep nesting": ("[" * 100_000 + "]" * 100_000, "[" * 50 + "]" * 50, "nested too deeply to read"),
+              "lone surrogate": ('"a \\ud800"', '"\\ud83d\\ude00"', "lone surrogate")}
+# (file, where the readable look-alike sits, where the unreadable value sits, the record and field the error must name)
+PLACES = [(INSTRUCTIONS, ["test", 0, "target", "review", "rating"], ["test", 1, "timestamp"], "test[1]", "timestamp"),   # the issue's case
+          (INSTRUCTIONS, ["train", 0, "timestamp"], ["test", 0, "target", "review", "timestamp"], "test[0]", "target.review.timestamp"),
+          (INSTRUCTIONS, ["test", 1, "timestamp"], ["test", 1, "target", "product_info", "rating_number"], "test[1]", "target.product_info.rating_number"),
+          ("user_history_part_1.json", ["U1", 0, "review", "rating"], ["U1", 2, "review", "timestamp"], "U1[2]", "review.timestamp"),
+          ("user_history_part_2.json", ["U2", 0, "review", "rating"], ["U2", 1, "product_info", "details", "x"], "U2[1]", "product_info.details.x"),
+          ("all_products_part_1.json", ["B000000001", "average_rating"], ["B000000002", "rating_number"], "B000000002", "rating_number"),
+          ("all_products_part_2.json", ["B000000003", "price"], ["B000000003", "categories", 0], "B000000003", "categories"),
+          (PROFILES, ["U1", "user_profile", "Age"], ["U2", "user_profile", "Age"], "U2", "user_profile.Age")]
+
+@pytest.mark.parametrize("kind", list(UNREADABLE))
+@pytest.mark.parametrize("place", PLACES, ids=[f"{p[0]}:{p[3]}:{p[4]}" for p in PLACES])
+def test_unreadable_value_named_where_it_is(tmp_path, kind, place):
+    fname, decoy_at, bad_at, rec, field = place
+    bad, decoy, text = UNREADABLE[kind]
+    write_official(_two_users(), tmp_path, parts=2)
+    p = tmp_path/fname; obj = json.loads(p.read_text())
+    if bad_at[-1] == 0: _set(obj, bad_at[:-1], ["@@"])
+    else: _set(obj, bad_at, "@@")
+    _set(obj, decoy_at, "@0")
+    p.write_text(json.dumps(obj).replace('"@0"', decoy).replace('"@@"', bad))
+    with pytest.raises(DataError) as e: load_official(tmp_path)
+    assert (Path(e.value.file).name, e.value.record, e.value.field) == (fname, rec, field), str(e.value)
+    assert text in str(e.value) and "\n" not in str(e.value)
