@@ -272,10 +272,9 @@ def web_plan_runs(plan: PublishedPlan, single: dict, multi: dict) -> dict[str, t
     if not plan.web_methods: return {}
     from personalwab.web.report import web_configs
     per = {m: {"step_eval_limit": plan.web_step_eval_limit} for m in plan.web_methods if m != "oracle"}
-    for m, path in fine_tuned_configs(plan).items(): per[m] |= {"model": path}
-    if "scribe_puma" in per:                      # the memory of its training: PUMA's model identifies, under the same budget
-        per["scribe_puma"] |= {"function_model": plan.puma_config,
-                               "memory_budget": web_agent_config(plan, "scribe_puma").prepare.memory_budget}
+    if models := fine_tuned_configs(plan):
+        from personalwab.web.knowable import fine_tuned_params   # the model, and scribe_puma's memory as it was trained
+        for m, path in models.items(): per[m] |= fine_tuned_params(m, path, plan.puma_config)
     out = {}
     for track, fn in (("single", single), ("multi", multi)):
         if fn:
@@ -318,7 +317,8 @@ def notebook_parameters(plan: PublishedPlan, stem: str) -> dict:
                        single_limit=plan.single_limit, multi_limit=plan.multi_limit, limits=plan.limits, max_steps=plan.max_steps),
           "web_track": dict(methods=plan.web_methods, limit=plan.single_limit, multi_limit=plan.multi_limit, max_steps=plan.max_steps,
                             max_page_steps=plan.web_max_page_steps, step_eval_limit=plan.web_step_eval_limit, budget=plan.web_budget,
-                            scribe_model=plan.scribe_config, driver=plan.web_driver, repeat_limit=plan.web_repeat_limit),
+                            scribe_model=plan.scribe_config, knowable_model=plan.knowable_config,
+                            knowable_puma_model=plan.knowable_puma_config, driver=plan.web_driver, repeat_limit=plan.web_repeat_limit),
           "claims": dict(single_methods=plan.single_methods, limit=plan.single_limit, limits=plan.limits, multi_methods=plan.multi_methods,
                          multi_limit=plan.multi_limit, max_steps=plan.max_steps, budgets=plan.budgets)}
     part = next((v for k, v in by.items() if stem.startswith(k)), None)
