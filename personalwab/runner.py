@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 
 # %% auto #0
 __all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'EpisodeTimedOut', 'timed_out_calls', 'Terminated',
-           'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
+           'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
 
 # %% ../nbs/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -124,6 +124,12 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
 
+# %% ../nbs/30_runner.ipynb #9388d5db
+def resume_command(d: str | Path) -> str:
+    "The shell command that resumes the run in folder `d` (its `config.json`, its parent as `--out-dir`): the tasks without a successful record."
+    d = Path(d)
+    return shlex.join(["personalwab", "run", "--config", str(d/"config.json"), "--out-dir", str(d.parent)])
+
 # %% ../nbs/30_runner.ipynb #bc1e2fe0
 class RunInterrupted(KeyboardInterrupt):
     "A run stopped by Ctrl-C or SIGTERM: what was done, and how to resume."
@@ -133,9 +139,8 @@ class RunInterrupted(KeyboardInterrupt):
     @property
     def exit_code(self) -> int: return 143 if self.terminated else 130
     def message(self) -> str:
-        resume = shlex.join(["personalwab", "run", "--config", str(self.dir/"config.json"), "--out-dir", str(self.dir.parent)])
         return (f"interrupted ({'SIGTERM' if self.terminated else 'Ctrl-C'}): {self.done} of {self.total} tasks done, "
-                f"results in {self.dir/'results.jsonl'}; resume with: {resume}")
+                f"results in {self.dir/'results.jsonl'}; resume with: {resume_command(self.dir)}")
 
 # %% ../nbs/30_runner.ipynb #a23f4400
 def check_names(cfg: RunConfig) -> None:
