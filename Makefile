@@ -9,6 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROFILE ?= default
 PYTEST_ARGS ?=
+REPRODUCE_ARGS ?=
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
@@ -54,8 +55,9 @@ test: $(STAMP) browser
 	@# two workers on two cores: one torch/OpenMP thread each (oversubscription made torch ~6x slower)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
+# REPRODUCE_ARGS: more options of tools/reproduce.py, e.g. "--threads 2" (the verification's episodes with other torch threads)
 reproduce: $(STAMP)
-	$(BIN)/python tools/reproduce.py --profile $(PROFILE)
+	$(BIN)/python tools/reproduce.py --profile $(PROFILE) $(REPRODUCE_ARGS)
 
 # Maintainers: the default profile executed in place, rewriting the committed nbs/paper/ reports and figures/
 # (from a fresh clone with empty PERSONALWAB_CACHE and no runs/, after the last change that affects outputs).

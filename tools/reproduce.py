@@ -32,7 +32,7 @@ Profiles:
 Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
-Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K]
+Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -163,7 +163,7 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
                          "the published one is used for re-grading and re-runs",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
-def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, log=print) -> int:
+def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, log=print) -> int:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
     time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
     import shutil
@@ -171,7 +171,7 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
     from personalwab.verify import verify_published, verification_markdown
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
-    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, log=lambda *a: None)
+    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads, log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
     return int(df.tasks.sum() - df.identical.sum()) if len(df) else 0
@@ -261,6 +261,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="where tables/figures go (default: runs/reproduce/ for default, figures/ with --publish, "
                     "runs/full/ for full, runs/quick/ for quick, a temp dir for smoke)")
     ap.add_argument("--per-type", type=int, default=1, help="default profile: tasks of each type re-run per published run (default 1)")
+    ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
+                    "(a stand-in for another machine: sums split over other threads are added in another order)")
     args = ap.parse_args(argv)
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     import papermill as pm
@@ -298,7 +300,7 @@ def main(argv=None) -> int:
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)
         done = {r.run for r in prog.itertuples() if r.done > 0}
-        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type)
+        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type, args.threads)
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()
     for nb in notebooks(args.only):
