@@ -207,6 +207,8 @@ def run_cli(
         d |= {k: v for k, v in given.items() if v is not None}
         if param: d["params"] = {**(d.get("params") or {}), **parse_params(param)}
         if not d.get("method"): raise UsageError("no method given (argument METHOD or `method:` in --config)")
+        if d["method"] == "human":                        # web.human.HUMAN: a person's run has no agent to run
+            raise UsageError("method human is a person, not an agent: a person plays a task with `personalwab shop --record --task ID`")
         try: cfg = RunConfig.model_validate(d)
         except ValidationError as e: raise UsageError(one_line(e, f"--config {config}" if config else "options")) from None
         cfg, interface = run_interface(cfg, interface, driver)      # the file's interface and driver unless given
@@ -312,18 +314,17 @@ def shop_cli(task: Annotated[str, _Opt(help="task id, e.g. test-00000")] = "test
              track: Annotated[str, _Opt(help="single | multi (multi: the simulated user answers chat messages)")] = "single",
              engine: Annotated[str, _Opt(help="pyserini | bm25s")] = "pyserini",
              host: Annotated[str, _Opt(help="bind address (keep it on loopback unless you mean it)")] = "127.0.0.1",
-             port: Annotated[int, _Opt(help="TCP port")] = 8000) -> None:
-    "Serve the web shop of one task (its user signed in, their history before the task) for a person to browse."
+             port: Annotated[int, _Opt(help="TCP port")] = 8000,
+             record: Annotated[bool, _Opt("--record", help="record the episode as a task of the run of method human (in --out-dir): scored, graded again (score --rescore) and viewed (view --task) like any run; another --task of the same split joins the same run")] = False,
+             out_dir: Annotated[Optional[Path], _Opt(help="with --record: parent of run directories (default: config.runs_dir())")] = None,
+             user_llm: Annotated[str, _Opt(help="multi-turn: the simulated user's LLM spec")] = DEFAULT_LLM) -> None:
+    "Serve the web shop of one task (its user signed in, their history before the task) for a person to play; the task's score and target show when it is over."
     with cli_errors("shop"):
         try: track_spec(track)                             # the one place a track name is checked
         except ValueError as e: raise UsageError(f"--track: {e}") from None
-        from personalwab.env import make_env
-        from personalwab.resources import Resources
-        from personalwab.web.site import serve_shop
-        b = load_data(data)
-        env = make_env(b, track, engine=engine, resources=Resources(b))
-        env.reset(task)                  # a bad task id is one clear line before anything is served
-        serve_shop(env, task, host=host, port=port)
+        if out_dir is not None and not record: raise UsageError("--out-dir is where --record writes the run: add --record")
+        from personalwab.web.human import play_shop
+        play_shop(task, data, track, engine, user_llm, record=record, out_dir=out_dir, host=host, port=port)   # a bad task id or port: one line
 
 # %% ../nbs/90_cli.ipynb #35d94537
 app = typer.Typer(name="personalwab", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
