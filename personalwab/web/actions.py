@@ -85,8 +85,10 @@ _QUOTE = {'"': 1, "'": 2}
 
 def _last_call(text: str) -> str | None:
     "`_call_span` of the last call in `text` that it closes, or None: the calls read from the last, in linear time."
+    calls = list(_CALL.finditer(text))
+    if calls and (src := _call_span(text, calls[-1].start())) is not None: return src   # as a rule the last call closes
     gone = {}   # (position, state) a scan that never closed met -> the lowest depth it had from there on, less its depth there
-    for m in reversed(list(_CALL.finditer(text))):
+    for m in reversed(calls):
         i, q, d, path, low = m.end() - 1, 0, 0, [], None
         while e := _STOPS[q].search(text, i):
             i = e.start()
