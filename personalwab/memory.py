@@ -283,8 +283,9 @@ def interec_update_messages(conversation: str) -> list[dict]:
 def parse_profile_update(text: str) -> dict:
     "The `{'like', 'dislike', 'expect'}` lists found in an LLM answer (empty lists if none)."
     import json_repair
-    m = re.search(r"\{.*\}", text or "", re.S)
-    try: d = json_repair.loads(m.group(0)) if m else {}
+    text = text or ""
+    i, j = text.find("{"), text.rfind("}")     # the first { to the last } after it (what `\{.*\}` finds, see below)
+    try: d = json_repair.loads(text[i:j + 1]) if 0 <= i < j else {}
     except Exception: d = {}
     d = d if isinstance(d, dict) else {}
     lst = lambda v: [str(x) for x in v] if isinstance(v, list) else []

@@ -108,7 +108,6 @@ def with_tools(messages: list[dict], tools: list[dict] | None) -> list[dict]:
     return [{"role": "system", "content": block}] + msgs
 
 # %% ../nbs/12_toolcalls.ipynb #beeee34d
-_FENCE = re.compile(r"```(?:json|JSON|tool_call|python)?\s*(.*?)```", re.S)
 _NAME_KEYS = ("name", "function", "tool", "tool_name", "action", "function_name")
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input")
 
@@ -129,6 +128,18 @@ def _balanced_spans(text: str) -> list[str]:
             if depth == 0: spans.append(text[start:i + 1])
     if depth and start is not None: spans.append(text[start:])  # truncated object: let json_repair try
     return spans
+
+# %% ../nbs/12_toolcalls.ipynb #edb94412
+_FENCE_OPEN = re.compile(r"```(?:json|JSON|tool_call|python)?\s*")
+_TICKS = re.compile("```")
+
+def _fenced(text: str) -> list[str]:
+    r"""The body of every ``` fence in `text`, as
+    `re.findall(r'```(?:json|JSON|tool_call|python)?\s*(.*?)```', text, re.S)` reads them."""
+    out, i = [], 0
+    while (o := _TICKS.search(text, i)) and (c := _TICKS.search(text, b := _FENCE_OPEN.match(text, o.start()).end())):
+        out.append(text[b:c.start()]); i = c.end()
+    return out
 
 # %% ../nbs/12_toolcalls.ipynb #657e1c09
 def _as_call(obj: Any) -> tuple[str, dict] | None:
@@ -154,7 +165,7 @@ def parse_tool_call(text: str, tools: list[dict] | None = None, strict: bool = T
     long = len(text) > MAX_CALL_CHARS
     text = text[:MAX_CALL_CHARS]                       # bounded work: see `loads_bounded`
     names = tool_names(tools)
-    cands = _FENCE.findall(text) + _balanced_spans(text)
+    cands = _fenced(text) + _balanced_spans(text)
     unknown = deep = None
     for c in cands:
         c = c.strip()

@@ -78,6 +78,36 @@ def _call_span(text: str, start: int) -> str | None:
         i += 1
     return None
 
+# %% ../../nbs/82_web_actions.ipynb #2d054034
+# what `_call_span` acts on outside quotes, in "…" and in '…' (the quote states 0, 1, 2)
+_STOPS = (re.compile(r"[()\"']"), re.compile(r'["\\]'), re.compile(r"['\\]"))
+_QUOTE = {'"': 1, "'": 2}
+
+def _last_call(text: str) -> str | None:
+    "`_call_span` of the last call in `text` that it closes, or None: the calls read from the last, in linear time."
+    calls = list(_CALL.finditer(text))
+    if calls and (src := _call_span(text, calls[-1].start())) is not None: return src   # as a rule the last call closes
+    gone = {}   # (position, state) a scan that never closed met -> the lowest depth it had from there on, less its depth there
+    for m in reversed(calls):
+        i, q, d, path, low = m.end() - 1, 0, 0, [], None
+        while e := _STOPS[q].search(text, i):
+            i = e.start()
+            k, c, before = (i, q), text[i], d
+            if k in gone: low = d + gone[k]; break
+            if q == 0:
+                if c == "(": d += 1
+                elif c == ")":
+                    d -= 1
+                    if d == 0: return text[m.start():i + 1]
+                else: q = _QUOTE[c]
+            elif c == "\\": i += 1    # the escaped character is skipped
+            else: q = 0
+            path.append((k, before, d)); i += 1
+        if low is not None and low <= 0: return _call_span(text, m.start())   # it closes on the later scan's way: read it
+        low = float("inf") if low is None else low
+        for k, before, after in reversed(path): low = min(low, after); gone[k] = low - before
+    return None
+
 # %% ../../nbs/82_web_actions.ipynb #0c5c2c09
 def _from_call(src: str, node: Any = None) -> tuple[PageAction | None, str | None]:
     "The action of call `src`; `node` is the node id when the call names none (a step's `Node:` line)."
@@ -148,8 +178,7 @@ def parse_action(output: Any) -> tuple[PageAction | None, str | None]:
             try: return _from_json(json.loads(s))
             except (ValueError, RecursionError): pass
         if (step := _from_step(text)) is not None: return step
-        for m in reversed(list(_CALL.finditer(text))):
-            if (src := _call_span(text, m.start())) is not None: return _from_call(src)
+        if (src := _last_call(text)) is not None: return _from_call(src)     # the last call that closes
         return None, "no action found; write one of click(node), type(node, \"text\"), select(node, \"option\"), go_back(), message(\"text\")"
     except Exception as e:   # whatever the output, a step never crashes the run
         return None, f"cannot read an action ({type(e).__name__})"
