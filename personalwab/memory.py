@@ -12,12 +12,12 @@ from .schema import Track
 
 # %% auto #0
 __all__ = ['PAPER_MEMORY_LENGTH', 'ORIGINAL_MEMORY_LENGTH', 'PUMA_MEMORY_LENGTH', 'PUMA_TOKEN_BUDGETS', 'Tokenizer',
-           'INTEREC_UPDATE_PROMPT', 'TASKSPECIFIC_FIELDS', 'TASKSPECIFIC_SEP', 'MEMORIES', 'memory_length',
-           'format_behaviour', 'format_records', 'count_tokens', 'fit_records', 'fit_prefix', 'Embedder',
-           'get_embedder', 'Memory', 'NoMemory', 'LastMemory', 'RandomMemory', 'RelevantMemory', 'RecMindMemory',
-           'InteRecProfile', 'InteRecProfiles', 'interec_update_messages', 'parse_profile_update', 'InteRecMemory',
-           'as_task_type', 'taskspecific_record', 'taskspecific_behaviours', 'taskspecific_memory',
-           'TaskSpecificMemory', 'get_memory']
+           'INTEREC_UPDATE_PROMPT', 'PROFILE_READ', 'PROFILE_DEPTH', 'TASKSPECIFIC_FIELDS', 'TASKSPECIFIC_SEP',
+           'MEMORIES', 'memory_length', 'format_behaviour', 'format_records', 'count_tokens', 'fit_records',
+           'fit_prefix', 'Embedder', 'get_embedder', 'Memory', 'NoMemory', 'LastMemory', 'RandomMemory',
+           'RelevantMemory', 'RecMindMemory', 'InteRecProfile', 'InteRecProfiles', 'interec_update_messages',
+           'parse_profile_update', 'InteRecMemory', 'as_task_type', 'taskspecific_record', 'taskspecific_behaviours',
+           'taskspecific_memory', 'TaskSpecificMemory', 'get_memory']
 
 # %% ../nbs/40_memory.ipynb #2a8ae708
 import numpy as np
@@ -280,12 +280,21 @@ def interec_update_messages(conversation: str) -> list[dict]:
     return [{"role": "user", "content": INTEREC_UPDATE_PROMPT.format(conversation=conversation)}]
 
 # %% ../nbs/40_memory.ipynb #6d5e28b8
+PROFILE_READ = 4_096   # characters of an answer read: a 256-token answer fits (SmolLM2's tokens are rarely over 16 characters)
+PROFILE_DEPTH = 32     # an object nested deeper is no profile (one is 2 deep): refused before json_repair, which takes seconds on it
+
+def _nesting(s: str) -> int:
+    "The deepest nesting of brackets and braces in `s` (brackets inside strings count too): one vectorised pass."
+    a = np.frombuffer(s.encode("utf-8", "replace"), np.uint8)
+    step = np.isin(a, (123, 91)).astype(np.int64) - np.isin(a, (125, 93))       # { [ open, } ] close
+    return int(max(0, np.cumsum(step).max())) if len(a) else 0
+
 def parse_profile_update(text: str) -> dict:
-    "The `{'like', 'dislike', 'expect'}` lists found in an LLM answer (empty lists if none)."
+    "The `{'like', 'dislike', 'expect'}` lists found in an LLM answer (its first `PROFILE_READ` characters; empty lists if none)."
     import json_repair
-    text = text or ""
+    text = (text or "")[:PROFILE_READ]
     i, j = text.find("{"), text.rfind("}")     # the first { to the last } after it (what `\{.*\}` finds, see below)
-    try: d = json_repair.loads(text[i:j + 1]) if 0 <= i < j else {}
+    try: d = json_repair.loads(text[i:j + 1]) if 0 <= i < j and _nesting(text[i:j + 1]) <= PROFILE_DEPTH else {}
     except Exception: d = {}
     d = d if isinstance(d, dict) else {}
     lst = lambda v: [str(x) for x in v] if isinstance(v, list) else []
