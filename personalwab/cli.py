@@ -275,11 +275,14 @@ def shop_cli(task: Annotated[str, _Opt(help="task id, e.g. test-00000")] = "test
         except ValueError as e: raise UsageError(f"--track: {e}") from None
         from personalwab.env import make_env
         from personalwab.resources import Resources
-        from personalwab.web.site import serve_shop
-        b = load_data(data)
-        env = make_env(b, track, engine=engine, resources=Resources(b))
-        env.reset(task)                  # a bad task id is one clear line before anything is served
-        serve_shop(env, task, host=host, port=port)
+        from personalwab.web.site import listen, serve_shop
+        sock = listen(host, port)        # a port in use is one usage line (exit 2), before the data is loaded or anything announced
+        try:
+            b = load_data(data)
+            env = make_env(b, track, engine=engine, resources=Resources(b))
+            env.reset(task)              # a bad task id is one clear line before anything is served
+            serve_shop(env, task, host=host, port=port, sock=sock)
+        finally: sock.close()
 
 # %% ../nbs/90_cli.ipynb #35d94537
 app = typer.Typer(name="personalwab", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
