@@ -104,3 +104,62 @@ def test_a_planner_runs_alike_in_chromium(tmp_path):
         got[driver] = [(x["task_id"], x["function_acc"], x["result_acc"], x["actions"],
                         [(s["url"], s["action"], s["ok"], s["calls"]) for s in x["page_steps"]], x["step_metrics"]) for x in recs]
     assert got["inprocess"] == got["chromium"]
+
+
+CHAT_CHILD = '''
+"`personalwab run` whose web agent only chats: each page step waits while the shop's server computes the simulated user's reply."
+import sys
+from pathlib import Path
+from personalwab.llm import get_llm
+from personalwab.resources import shared
+from personalwab.web import run as web_run
+shared(("llm", "smollm2"), lambda: get_llm("smollm2", cache=False))   # every reply computed (seconds), none from the cache
+LOG = Path(sys.argv[1])
+class ChatAgent:
+    name = "oracle"
+    def __init__(self, b): self.b = b
+    @property
+    def params(self): return {"method": self.name, "interface": "web"}
+    def solve(self, env, task, seed=None):
+        env.reset(task)
+        for _ in range(3):
+            env.log_call({"role": "agent", "model": "chat"})
+            with LOG.open("a") as f: f.write("step\\n")               # a step starts: its answer is the user's reply
+            if env.step('message("Tell me everything about the products you want: what, for whom, and why, in detail.")')[1]: break
+        return env.record()
+web_run.web_agent_factory = lambda cfg, b: ChatAgent(b)
+from personalwab.cli import main
+sys.argv = ["personalwab", "run", *sys.argv[2:]]
+main()
+'''
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_run_interrupted_while_the_user_answers_stops_at_once(tmp_path):
+    """SIGTERM while a page step waits on the server (the simulated user, SmolLM2, answering a chat message): the run
+    exits within 2 s with the resume line, and no process it started survives. Before, the close of the browser
+    waited for the step: until the reply came or Playwright's timeout (20 s) cut it."""
+    import os, re, signal, subprocess, sys, time, psutil
+    from test_web_cli import _alive, _descendants
+    (tmp_path/"child.py").write_text(CHAT_CHILD)
+    log = tmp_path/"steps.log"
+    cmd = [sys.executable, str(tmp_path/"child.py"), str(log), "oracle", "--interface", "web", "--driver", "chromium", "--data", "tiny",
+           "--trials", "20", "--track", "multi", "--user-llm", "smollm2", "--out-dir", str(tmp_path/"runs"), "--no-progress"]
+    errf = (tmp_path/"stderr.txt").open("w")          # a file, not a pipe nobody reads while the run writes
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errf, text=True, start_new_session=True,
+                         env=os.environ | {"PYTHONWARNINGS": "ignore"})
+    me, seen, deadline = psutil.Process(p.pid), set(), time.time() + 800
+    while not log.exists() or log.read_text().count("step") < 2:     # the second step: the model is loaded, a reply under way
+        assert p.poll() is None and time.time() < deadline, (tmp_path/"stderr.txt").read_text()[-2000:]
+        seen |= _descendants(me); time.sleep(0.05)
+    time.sleep(0.3); seen |= _descendants(me)
+    t0 = time.perf_counter(); p.send_signal(signal.SIGTERM)
+    while p.poll() is None:
+        seen |= _descendants(me); time.sleep(0.01)
+    took, err = time.perf_counter() - t0, (tmp_path/"stderr.txt").read_text(); errf.close()
+    print(f"SIGTERM during a reply: exit {p.returncode} after {took:.2f} s")
+    assert p.returncode == 143 and took < 2, (p.returncode, took, err[-2000:])
+    assert re.search(r"interrupted \(SIGTERM\): \d+ of 20 tasks done, .*; resume with: personalwab run --config .+$", err.strip()), err[-2000:]
+    assert "Traceback" not in err and not [l for l in err.splitlines() if l.startswith("warning")], err[-2000:]
+    time.sleep(0.5)
+    assert _alive(seen) == []

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/83_web_drivers.ipynb #f3446e1f
 from __future__ import annotations
-import functools, os, socket, tempfile, threading, time
+import asyncio, functools, logging, os, socket, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +15,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['CHROMIUM_FLAGS', 'Driver', 'settle_selects', 'form_data', 'InProcessDriver', 'ShopServer', 'chromium_path',
-           'on_own_thread', 'ChromiumDriver']
+           'on_own_thread', 'browser_process', 'ChromiumDriver']
 
 # %% ../../nbs/83_web_drivers.ipynb #d528b4c4
 class Driver(Protocol):
@@ -148,6 +148,11 @@ def act(self: InProcessDriver, a: PageAction) -> None:
         if a.submit and (f := _form_of(el)) is not None: self.submit(f)
 
 # %% ../../nbs/83_web_drivers.ipynb #6a802905
+class _NotCancelled(logging.Filter):
+    "Drops uvicorn's report of a request cancelled by a forced stop (`ShopServer.stop`): its run is over, nobody reads the answer."
+    def filter(self, r: logging.LogRecord) -> bool: return not (r.exc_info and isinstance(r.exc_info[1], asyncio.CancelledError))
+_NOT_CANCELLED = _NotCancelled()
+
 class ShopServer:
     "The shop's app served by uvicorn on a free loopback port, in a background thread."
     def __init__(self, app, host: str = "127.0.0.1", port: int = 0):
@@ -163,6 +168,7 @@ class ShopServer:
         sock.bind((self.host, self.port)); sock.listen(64)
         self.port, self._sock = sock.getsockname()[1], sock
         self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False))
+        logging.getLogger("uvicorn.error").addFilter(_NOT_CANCELLED)     # once: a filter is added once
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"shop:{self.port}")
         self._thread.start()
         t0 = time.monotonic()
@@ -172,7 +178,8 @@ class ShopServer:
         return self
 
     def stop(self) -> None:
-        if self._server is not None: self._server.should_exit = True
+        "Stop serving now: a request still being answered is dropped (its function call ends on its own thread, unwaited)."
+        if self._server is not None: self._server.should_exit = self._server.force_exit = True
         if self._thread is not None: self._thread.join(10)
         if getattr(self, "_sock", None) is not None: self._sock.close()
         self._server = self._thread = None
@@ -204,12 +211,27 @@ _SYNC_JS = """() => {
 
 # %% ../../nbs/83_web_drivers.ipynb #6e23f99d
 def on_own_thread(f):
-    "A `ChromiumDriver` method that runs on the driver's own thread, whichever thread calls it."
+    "A `ChromiumDriver` method that runs on the driver's own thread, whichever thread calls it (counted in `_pending` until it returns)."
     @functools.wraps(f)
     def g(self, *a, **kw):
         if threading.get_ident() == self._owner: return f(self, *a, **kw)
-        return self._own.submit(f, self, *a, **kw).result()
+        own = self._own
+        if own is None: raise RuntimeError("the browser is closed")
+        with self._lock: self._pending += 1
+        try: return own.submit(f, self, *a, **kw).result()
+        finally:
+            with self._lock: self._pending -= 1
     return g
+
+def browser_process(profile: str):
+    "The main process (`psutil.Process`) of the Chromium using the profile folder `profile`, among this process's descendants; None if none."
+    import psutil
+    flag = f"--user-data-dir={profile}"
+    for p in psutil.Process().children(recursive=True):
+        try: cmd = p.cmdline()
+        except psutil.Error: continue
+        if flag in cmd and not any(a.startswith("--type=") for a in cmd): return p     # its helpers have a --type
+    return None
 
 class ChromiumDriver:
     "Real Chromium (Playwright, headless) on the shop at `base` (an `http://127.0.0.1:PORT` address), driven from a thread of its own."
@@ -218,6 +240,7 @@ class ChromiumDriver:
         if exe is None: raise FileNotFoundError("no Chromium found: install Debian's chromium or set PERSONALWAB_CHROMIUM")
         self.base, self.shots, self.n_shots, self.last_shot = base.rstrip("/"), Path(shots) if shots else None, 0, None
         self._own, self._owner, self._tree = ThreadPoolExecutor(1, thread_name_prefix="chromium"), None, None
+        self._lock, self._pending, self._browser, self._killed = threading.Lock(), 0, None, False
         try: self._own.submit(self._launch, exe, timeout_ms).result()
         except BaseException: self._own.shutdown(); raise
 
@@ -231,6 +254,7 @@ class ChromiumDriver:
                                                                     args=list(CHROMIUM_FLAGS), viewport={"width": 1280, "height": 900})
         except Exception:
             self._pw.stop(); self._profile.cleanup(); raise
+        self._browser = browser_process(self._profile.name)
         self.page = self._ctx.pages[0] if self._ctx.pages else self._ctx.new_page()
         self.page.set_default_timeout(timeout_ms)
 
@@ -249,13 +273,31 @@ class ChromiumDriver:
         return self._tree
 
     def close(self) -> None:
-        "Close the browser and Playwright (from any thread), then the driver's thread."
-        if self._own is None: return
-        try: self._own.submit(self._stop).result()
-        finally: self._own.shutdown(); self._own = None
+        """Close the browser and Playwright (from any thread), then the driver's thread. A call under way there is not
+        waited for: the browser is killed under it (the call fails at once), then Playwright is stopped."""
+        own, self._own = self._own, None
+        if own is None: return
+        try:
+            stopped = own.submit(self._stop)
+            if self._pending: self.kill()
+            stopped.result()
+        finally: own.shutdown()
+
+    def kill(self) -> None:
+        "Kill the browser's processes now, from any thread (what the driver's thread waits on fails); `close()` still stops Playwright."
+        import psutil
+        self._killed = True
+        if self._browser is None: return
+        try: procs = [self._browser, *self._browser.children(recursive=True)]
+        except psutil.Error: return                            # already gone
+        for p in procs:
+            try: p.kill()
+            except psutil.Error: pass
 
     def _stop(self) -> None:
         try: self._ctx.close()
+        except Exception:       # a browser already gone (`kill`, or a terminal's Ctrl-C, which reaches it too) has nothing left to close
+            if not (self._killed or (self._ctx.browser is not None and not self._ctx.browser.is_connected())): raise
         finally: self._pw.stop(); self._profile.cleanup()
 
 # %% ../../nbs/83_web_drivers.ipynb #7f53a388

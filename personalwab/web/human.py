@@ -23,11 +23,11 @@ from ..schema import Benchmark, Task
 from ..web_tools import TERMINAL_FUNCTIONS
 from .env import PageStep
 from .run import function_config
-from .site import SITE_VERSION, ShopSession, shop_app, shop_templates
+from .site import SITE_VERSION, ShopSession, listen, shop_app, shop_templates
 
 # %% auto #0
 __all__ = ['HUMAN', 'HUMAN_DRIVER', 'ENDS', 'HOW', 'CALLED', 'TARGET', 'UNLOGGED', 'human_config', 'find_task', 'HumanShop',
-           'end_templates', 'human_app', 'HumanRun', 'listen', 'serve_human', 'play_shop']
+           'end_templates', 'human_app', 'HumanRun', 'serve_human', 'play_shop']
 
 # %% ../../nbs/86d_web_human.ipynb #9dc8cfac
 HUMAN = "human"          # the method (and agent) of a person's run: not a method of `personalwab run`
@@ -240,17 +240,6 @@ class HumanRun:
         return str(self.dir)
 
 # %% ../../nbs/86d_web_human.ipynb #95a8f30e
-def listen(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
-    "A socket listening on `host:port`; `UsageError` naming them when it cannot."
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try: sock.bind((host, port)); sock.listen(64)
-    except OSError as e:
-        sock.close()
-        raise UsageError(f"--host/--port: cannot listen on {host}:{port} ({e.strerror or e}); "
-                         "is another shop or server there? Choose another --port") from None
-    return sock
-
 def serve_human(shop: HumanShop, sock: socket.socket) -> None:
     "Serve `shop`'s app on `sock` until interrupted (Ctrl-C: uvicorn stops, then `KeyboardInterrupt` is raised)."
     import uvicorn

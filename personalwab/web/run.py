@@ -95,19 +95,25 @@ def web_config(cfg: RunConfig, driver: str = "inprocess", **web) -> RunConfig:
 # %% ../../nbs/86_web_run.ipynb #47bd25d7
 class WebEnvs:
     "The environment factory of one web run: builds each worker's `ShopEnv` (`web_env_factory`), remembers it, and closes them all at the end."
-    def __init__(self, resources=None, **display): self.resources, self.display, self.envs, self._lock = resources, display, [], threading.Lock()
+    def __init__(self, resources=None, **display):
+        self.resources, self.display, self.envs, self.closed, self._lock = resources, display, [], False, threading.Lock()
 
     def __call__(self, cfg: RunConfig, b: Benchmark) -> ShopEnv:
         se = web_env_factory(cfg, b, self.resources, **self.display)
-        with self._lock: self.envs.append(se)
-        return se
+        with self._lock:
+            if not self.closed: self.envs.append(se); return se
+        se.close()                                     # built after the run ended (interrupted): nobody would close it
+        raise RuntimeError("the run is over: its web environments are closed")
 
     def close(self) -> None:
-        "Close every environment built so far (one that fails to close does not keep the others open)."
-        with self._lock: envs, self.envs = self.envs, []
-        for se in envs:
+        "Close every environment built so far, all at once (a browser takes ~0.5 s; one that fails to close does not keep the others open)."
+        with self._lock: envs, self.envs, self.closed = self.envs, [], True
+        def one(se):
             try: se.close()
             except Exception as e: warnings.warn(f"a web environment ({se.driver_name}) did not close: {type(e).__name__}: {e}")
+        ts = [threading.Thread(target=one, args=(se,), name=f"close-{i}") for i, se in enumerate(envs)]
+        for t in ts: t.start()
+        for t in ts: t.join()
 
 # %% ../../nbs/86_web_run.ipynb #3276a83c
 def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "inprocess", progress: bool = True,

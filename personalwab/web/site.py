@@ -4,20 +4,21 @@
 
 # %% ../../nbs/80_web_site.ipynb #f5cc0504
 from __future__ import annotations
-import datetime as dt
+import asyncio, datetime as dt, errno, socket, threading
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import DictLoader, Environment
 from ..env import Action, StepResult, WebEnv
+from ..runconfig import UsageError
 from ..schema import Benchmark, Task
 from ..track import track_spec
 from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PAGE_SIZE', 'RECENT', 'SITE_VERSION', 'Listing', 'ShopCall', 'ShownReview', 'reviews_by_product', 'ShopSession',
-           'shop_templates', 'form_fields', 'shop_app', 'serve_shop']
+           'shop_templates', 'off_loop', 'form_fields', 'shop_app', 'listen', 'serve_shop']
 
 # %% ../../nbs/80_web_site.ipynb #0aa792bf
 PAGE_SIZE = 10
@@ -214,6 +215,20 @@ def shop_templates() -> Environment:
 SITE_VERSION = 2
 
 
+# %% ../../nbs/80_web_site.ipynb #a570385a
+async def off_loop(f, *a):
+    "`f(*a)` on a thread of its own, awaited: the server's event loop stays free meanwhile, and a stopping server does not wait for it."
+    loop = asyncio.get_running_loop(); fut = loop.create_future()
+    def settle(ok: bool, v):
+        if not fut.done(): fut.set_result(v) if ok else fut.set_exception(v)
+    def work():
+        try: ok, v = True, f(*a)
+        except BaseException as e: ok, v = False, e
+        try: loop.call_soon_threadsafe(settle, ok, v)
+        except RuntimeError: pass                      # the loop is closed: the server stopped, nobody waits for the answer
+    threading.Thread(target=work, daemon=True, name="shop-call").start()
+    return await fut
+
 # %% ../../nbs/80_web_site.ipynb #ea502ed1
 async def form_fields(request: Request) -> list[tuple[str, str]]:
     "The fields of a posted form (`application/x-www-form-urlencoded`, as the shop's forms send), in order; bad bytes replaced, CRLF read as LF."
@@ -247,7 +262,7 @@ def shop_app(session: ShopSession) -> FastAPI:
 
     @app.post("/search")
     async def search(request: Request):
-        return see(f"/results/{session.search(_field(await form_fields(request), 'q'))}?page=1")
+        return see(f"/results/{await off_loop(session.search, _field(await form_fields(request), 'q'))}?page=1")
 
     @app.get("/results/{lid}", response_class=HTMLResponse)
     def results(request: Request, lid: int):
@@ -271,35 +286,53 @@ def shop_app(session: ShopSession) -> FastAPI:
         f = await form_fields(request)
         try: rating = int(_field(f, "rating", "5"))
         except ValueError: rating = None
-        session.review(asin, _field(f, "review"), rating); return see(f"/product/{asin}")
+        await off_loop(session.review, asin, _field(f, "review"), rating); return see(f"/product/{asin}")
 
     @app.get("/orders", response_class=HTMLResponse)
     def orders(request: Request): return page(request, "orders", "Your orders", orders=session.orders, recent=list(RECENT))
 
     @app.post("/recommend")
     async def recommend(request: Request):
-        return see(f"/results/{session.recommend([v for k, v in await form_fields(request) if k == 'asin'])}?page=1")
+        return see(f"/results/{await off_loop(session.recommend, [v for k, v in await form_fields(request) if k == 'asin'])}?page=1")
 
     @app.post("/recommend/recent")
     async def recommend_recent(request: Request):
-        return see(f"/results/{session.recent(_field(await form_fields(request), 'recent', 'all'))}?page=1")
+        return see(f"/results/{await off_loop(session.recent, _field(await form_fields(request), 'recent', 'all'))}?page=1")
 
     @app.post("/chat")
     async def chat(request: Request):
         f = await form_fields(request); back = _back(_field(f, "back", "/"))
-        session.message(_field(f, "message"), back); return see(back)
+        await off_loop(session.message, _field(f, "message"), back); return see(back)
 
     @app.post("/done")
     async def done(request: Request):
         back = _back(_field(await form_fields(request), "back", "/"))
-        session.finish(back); return see(back)
+        await off_loop(session.finish, back); return see(back)
     return app
 
+# %% ../../nbs/80_web_site.ipynb #fcf99e09
+def listen(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
+    "A socket listening on `host`:`port` (0: a free port); `UsageError` naming the port when it cannot (in use, not allowed)."
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as uvicorn: a port left in TIME_WAIT is free, one listened on is not
+    try: sock.bind((host, port)); sock.listen(128)
+    except OSError as e:
+        sock.close()
+        why = "is already in use (another server listens there: stop it or choose another --port)" if e.errno == errno.EADDRINUSE else f"cannot be listened on: {e.strerror or e}"
+        raise UsageError(f"--port {port}: port {port} on {host} {why}") from None
+    return sock
+
 # %% ../../nbs/80_web_site.ipynb #58644da5
-def serve_shop(env: WebEnv, task: Task | str | int, host: str = "127.0.0.1", port: int = 8000) -> None:
-    "Serve the shop of `task` (in `env`'s track) at `http://host:port/` until interrupted."
+def serve_shop(env: WebEnv, task: Task | str | int, host: str = "127.0.0.1", port: int = 8000, sock: socket.socket | None = None) -> None:
+    "Serve the shop of `task` (in `env`'s track) at `http://host:port/` until interrupted (on `sock` when given: `listen(host, port)`)."
     import uvicorn
+    sock = sock or listen(host, port)                  # a port in use: one line, before anything is announced
+    port = sock.getsockname()[1]
     s = ShopSession(env)
     s.reset(task)
     print(f"The shop of task {s.task.id} ({s.task.type}, user {s.task.user_id}, {env.track}-turn): http://{host}:{port}/", flush=True)
-    uvicorn.run(shop_app(s), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(shop_app(s), log_level="warning"))
+    try: server.run(sockets=[sock])
+    except KeyboardInterrupt: pass                     # Ctrl-C: the server has shut down (as `uvicorn.run`)
+    finally: sock.close()
+    if not server.started: raise RuntimeError(f"the shop server on {host}:{port} did not start")
