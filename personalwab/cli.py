@@ -44,7 +44,7 @@ def _fail(command: str, msg: str, code: int):
 # %% ../nbs/90_cli.ipynb #34c60a31
 RUN_ERRORS = 4      # the exit status of a run that ended with errored tasks (1, 2, 130, 143: `cli_errors`; 3: uvicorn's failed start)
 EXIT_STATUSES = ("Exit status: 0 done (run: every task has a successful record); 1 data or disk; 2 usage (a name, value or path "
-                 "that cannot be used); 3 shop, serve: the server could not start; 4 run: some tasks ended in an error (the last line "
+                 "that cannot be used; shop: a port in use); 3 serve: the server could not start; 4 run: some tasks ended in an error (the last line "
                  "is the command that retries them); 130/143 interrupted by Ctrl-C/SIGTERM (a run prints the command that resumes it).")
 
 # %% ../nbs/90_cli.ipynb #d7d575aa
