@@ -8,13 +8,13 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Literal, Mapping
+from typing import Callable, Iterable, Iterator, Literal, Mapping, NamedTuple
 from .schema import DAY_MS, Benchmark, DataError, data_warnings
 
 # %% auto #0
 __all__ = ['Severity', 'CHECKS', 'FILES', 'CORRUPTIONS', 'RELEASE_CORRUPTIONS', 'Check', 'Finding', 'check_targets', 'corrupted',
-           'check_catalog', 'check_profiles', 'check_profile_ids', 'check_duplicates', 'check_release', 'audit',
-           'counts', 'failing', 'summary_lines', 'raise_errors', 'checks_help']
+           'ReleaseCorruption', 'check_catalog', 'check_profiles', 'check_profile_ids', 'check_duplicates',
+           'check_release', 'audit', 'counts', 'failing', 'summary_lines', 'raise_errors', 'checks_help']
 
 # %% ../nbs/07_audit.ipynb #21e68cd7
 Severity = Literal["error", "warning"]
@@ -176,19 +176,20 @@ CORRUPTIONS: dict[str, Callable[[Benchmark], object]] = {
 }
 
 # %% ../nbs/07_audit.ipynb #5231fcec
-def _release(fn: Callable[[Benchmark], object], edit: Callable[[dict], dict]) -> Callable[..., None]:
-    "Write `corrupted(fn)` as a release in a folder (`parts` as `write_official`), then `edit` its profiles file (a dict)."
-    def write(d: str | Path, parts: int = 1) -> None:
-        from personalwab.official import write_official
-        write_official(corrupted(fn), d, parts=parts)
-        p = Path(d)/_R; p.write_text(json.dumps(edit(json.loads(p.read_text()))))
-    return write
+class ReleaseCorruption(NamedTuple):
+    "A203/A204: a release written from `corrupted(change)` (by `official.write_official`), then its profiles file edited."
+    change: Callable[[Benchmark], object]
+    profiles: Callable[[dict], dict]
+
+    def edit(self, d: str | Path) -> None:
+        "Edit the profiles file of the release in `d` (written from `corrupted(self.change)`)."
+        p = Path(d)/_R; p.write_text(json.dumps(self.profiles(json.loads(p.read_text()))))
 
 def _second_user(b: Benchmark) -> None: b.users["U2"] = b.users["U1"].model_copy(update={"user_id": "U2"})
 
-RELEASE_CORRUPTIONS: dict[str, Callable[..., None]] = {
-    "A203": _release(_second_user, lambda o: {"U1": o["U1"]}),                   # U2's profile dropped, its history kept
-    "A204": _release(lambda b: None, lambda o: {"V1": o["U1"], "V2": o["U1"]}),  # the profiles of two other users
+RELEASE_CORRUPTIONS: dict[str, ReleaseCorruption] = {
+    "A203": ReleaseCorruption(_second_user, lambda o: {"U1": o["U1"]}),                   # U2's profile dropped, its history kept
+    "A204": ReleaseCorruption(lambda b: None, lambda o: {"V1": o["U1"], "V2": o["U1"]}),  # the profiles of two other users
 }
 
 # %% ../nbs/07_audit.ipynb #86de3240

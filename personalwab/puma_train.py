@@ -18,9 +18,9 @@ from .puma_prompts import function_prompt, param_prompt, parse_function, param_t
 
 # %% auto #0
 __all__ = ['CHATML', 'SPECIALS', 'TINY_RECIPE', 'tiny_base_model', 'smollm2_checkpoint', 'resolve_model', 'TrainSettings',
-           'TrainParams', 'lora_config', 'trainer_kwargs', 'summarize_log', 'sft_rows', 'merge_adapter', 'sft_train',
-           'load_for_generation', 'generate', 'function_accuracy', 'batch_seed', 'generate_candidates',
-           'param_arguments', 'CandidateScorer', 'make_pairs', 'dpo_train']
+           'TrainParams', 'lora_config', 'trainer_kwargs', 'summarize_log', 'sft_rows', 'merge_adapter',
+           'last_checkpoint', 'sft_train', 'load_for_generation', 'generate', 'function_accuracy', 'batch_seed',
+           'generate_candidates', 'param_arguments', 'CandidateScorer', 'make_pairs', 'dpo_train']
 
 # %% ../nbs/51_puma_train.ipynb #4aec48a4
 import torch
@@ -172,19 +172,33 @@ def merge_adapter(base: str | Path, adapter: str | Path, out: str | Path, dtype:
     merged.save_pretrained(tmp); AutoTokenizer.from_pretrained(str(adapter) if (Path(adapter)/"tokenizer_config.json").exists() else str(base)).save_pretrained(tmp)
     shutil.rmtree(out, ignore_errors=True); os.replace(tmp, out); return out
 
+# %% ../nbs/51_puma_train.ipynb #a8a08cf1
+def last_checkpoint(trainer_dir: str | Path) -> Path | None:
+    "The trainer's last complete checkpoint in `trainer_dir` (`checkpoint-N` with a readable `trainer_state.json`), or None."
+    def complete(c: Path) -> bool:
+        try: json.loads((c/"trainer_state.json").read_text()); return True
+        except (OSError, ValueError): return False
+    cs = [c for c in Path(trainer_dir).glob("checkpoint-*") if c.name.split("-")[1].isdigit() and complete(c)]
+    return max(cs, key=lambda c: int(c.name.split("-")[1]), default=None)
+
 # %% ../nbs/51_puma_train.ipynb #a904943f
-def sft_train(base: str, data: list[str | Path], out_dir: str | Path, p: TrainParams = TrainParams()) -> dict:
-    "LoRA SFT of `base` on `Example` JSONL files; writes adapter/, merged/, log_history.jsonl, metrics.json."
+def sft_train(base: str, data: list[str | Path], out_dir: str | Path, p: TrainParams = TrainParams(),
+              checkpoint_steps: int | None = None) -> dict:
+    """LoRA SFT of `base` on `Example` JSONL files; writes adapter/, merged/, log_history.jsonl, metrics.json.
+    `checkpoint_steps`: save the trainer's state every that many steps and resume from the last complete checkpoint."""
     from datasets import Dataset
     from trl import SFTTrainer, SFTConfig
     out, base = Path(out_dir), resolve_model(base)
     tok = AutoTokenizer.from_pretrained(base); tok.padding_side = "right"
     ds = Dataset.from_list(sft_rows(data)).shuffle(seed=p.seed)
+    saving = dict(save_strategy="steps", save_steps=checkpoint_steps, save_total_limit=2) if checkpoint_steps else {}
     tr = SFTTrainer(model=AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32), processing_class=tok,
                     peft_config=lora_config(p), train_dataset=ds,
-                    args=SFTConfig(completion_only_loss=True, **trainer_kwargs(p, out/"trainer")))
-    t0 = time.time(); res = tr.train(); rt = time.time() - t0
+                    args=SFTConfig(completion_only_loss=True, **(trainer_kwargs(p, out/"trainer") | saving)))
+    last = last_checkpoint(out/"trainer") if checkpoint_steps else None
+    t0 = time.time(); res = tr.train(resume_from_checkpoint=str(last) if last else None); rt = time.time() - t0
     m = summarize_log(tr.state.log_history, rt, tr.state.global_step) | {"rows": len(ds)}
+    if last: m["resumed_at_step"] = int(last.name.split("-")[1])      # runtime_s: this process's part
     if _is_main():
         tr.save_model(str(out/"adapter")); tok.save_pretrained(out/"adapter")
         write_jsonl(out/"log_history.jsonl", tr.state.log_history)

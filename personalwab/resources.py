@@ -71,10 +71,15 @@ class Resources:
         return shared(("searcher", engine, key), lambda: ENGINES[engine].from_products(self.b.products, key=key))
 
     def recommender(self, cfg=None):
-        "The SASRec recommender (default configuration), trained once and cached on disk."
+        """The SASRec recommender (default configuration), trained once and cached on disk; shared per checkpoint file as it is
+        on disk (its path and time of writing): another cache folder, a model retrained or restored there is another object."""
         from personalwab.sasrec import SASRecConfig, data_key, get_recommender
+        from personalwab.config import cache_dir
         cfg = cfg or SASRecConfig()
-        return shared(("recommender", data_key(self.b, cfg)), lambda: get_recommender(self.b, cfg))
+        ck = cache_dir("sasrec", data_key(self.b, cfg))/"checkpoint.pt"
+        made = None if ck.exists() else get_recommender(self.b, cfg)          # trained now: keyed by the file it wrote
+        key = ("recommender", data_key(self.b, cfg), str(ck), ck.stat().st_mtime_ns)
+        return shared(key, lambda: made or get_recommender(self.b, cfg))
 
     def review_scorer(self):
         "The MiniLM review scorer (one per process)."

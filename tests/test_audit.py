@@ -86,7 +86,7 @@ def test_loader_refuses_what_it_cannot_build(tmp_path, capsys, code):
 @pytest.mark.parametrize("code", list(RELEASE_CORRUPTIONS))
 def test_release_checks_refuse_in_one_line_with_the_code(tmp_path, capsys, code):
     "A203, A204 (the files' user ids): `check-data` and `load_benchmark` refuse in one line: the check's code, file, record, field."
-    d = tmp_path/code; RELEASE_CORRUPTIONS[code](d, parts=2)
+    d, c = tmp_path/code, RELEASE_CORRUPTIONS[code]; write_official(corrupted(c.change), d, parts=2); c.edit(d)
     example = CHECKS[code].example.split(": ", 1)[1]                               # file: record ...: field user_id: message
     if code == "A203": example = example.replace("user_history.json", "user_history_part_2.json")   # U2's part
     want = f"error: {d}/" + example.replace("field user_id: ", f"field user_id: [{code}] ")

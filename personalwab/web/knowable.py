@@ -13,7 +13,8 @@ from ..memory import TaskSpecificMemory, PUMA_MEMORY_LENGTH
 from ..protocol import grade
 from ..puma_agent import identify_function
 from ..puma_data import read_jsonl
-from ..puma_pipeline import PipelineConfig, load_config, pipeline_main
+from .. import puma_train as T
+from ..puma_pipeline import PipelineConfig, base_model_path, load_config, pipeline_main, stage_hash
 from ..schema import TASK_TYPES, Benchmark, Task
 from .actions import PageAction
 from .agents import ScribeWebAgent, scribe_model
@@ -108,6 +109,12 @@ class KnowableTrainConfig(WebTrainConfig):
     "A page agent trained on knowable page steps (PUMA's labels), with or without PUMA's memory; `configs/web/knowable*.yaml`."
     work_dir: str = "runs/web/knowable"
     prepare: KnowablePrepareCfg = KnowablePrepareCfg()
+    checkpoint_steps: int | None = Field(5, gt=0)   # SFT saves its state this often and resumes there (in no stage's hash: same weights)
+
+    def run(self, stage: str) -> dict:
+        if stage != "sft": return super().run(stage)
+        return T.sft_train(base_model_path(self), [self.dir("prepare")/"web_step.jsonl"], self.dir("sft"), self.sft.params(self.seed),
+                           checkpoint_steps=self.checkpoint_steps)
 
     def steps_of(self, b: Benchmark):
         labels = puma_labels(self.prepare.puma_config)
