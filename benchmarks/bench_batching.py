@@ -23,10 +23,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def prompts(n: int) -> list[str]:
-    from personalwab.data import load_benchmark
-    from personalwab.memory import taskspecific_memory
-    from personalwab.puma_prompts import param_prompt
-    from personalwab.schema import FUNCTION_FOR_TYPE
+    from personalwab.data.load import load_benchmark
+    from personalwab.agents.memory import taskspecific_memory
+    from personalwab.agents.puma_prompts import param_prompt
+    from personalwab.data.schema import FUNCTION_FOR_TYPE
     b = load_benchmark(progress=False)
     return [param_prompt(t, FUNCTION_FOR_TYPE[t.type], taskspecific_memory(b, t, t.type, 100, 128, None)) for t in b.split("test")[:n]]
 
@@ -38,7 +38,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     import torch
-    from personalwab.llm_hf import load_model, smollm2_path
+    from personalwab.llm.hf import load_model, smollm2_path
     model, tok, _ = load_model(smollm2_path())
     tok.padding_side = "left"
     if tok.pad_token is None: tok.pad_token = tok.eos_token

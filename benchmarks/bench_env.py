@@ -40,14 +40,14 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's choice)")
     args = ap.parse_args(argv)
 
-    from personalwab.config import offline; offline()
+    from personalwab.core.config import offline; offline()
     if args.threads:
         import torch; torch.set_num_threads(args.threads)
-    from personalwab.data import load_benchmark
-    from personalwab.env import WebEnv, oracle_action
-    from personalwab.metrics import ReviewScorer, aggregate, get_review_scorer
-    from personalwab.sasrec import get_recommender
-    from personalwab.search import get_searcher
+    from personalwab.data.load import load_benchmark
+    from personalwab.env.environment import WebEnv, oracle_action
+    from personalwab.env.metrics import ReviewScorer, aggregate, get_review_scorer
+    from personalwab.env.sasrec import get_recommender
+    from personalwab.env.search import get_searcher
 
     t = time.perf_counter()
     b = load_benchmark(None if args.data == "default" else args.data)

@@ -9,8 +9,8 @@ generator and prints how many profiles/instructions parsed and how many fell bac
 """
 import argparse, statistics, time
 from collections import Counter
-from personalwab.generate import GenConfig, generate_raw
-from personalwab.build import build_benchmark, LLMGenerator
+from personalwab.data.generate import GenConfig, generate_raw
+from personalwab.data.build import build_benchmark, LLMGenerator
 
 
 def timed(f, runs):

@@ -76,7 +76,7 @@ def main():
     if a.quick: a.prompts, a.max_tokens, a.runs = 2, 16, 1
     import torch
     from tabulate import tabulate
-    from personalwab.llm_hf import HFLLM, smollm2_path
+    from personalwab.llm.hf import HFLLM, smollm2_path
     if a.threads: torch.set_num_threads(a.threads)
     base = smollm2_path()
     convs = [[{"role": "user", "content": p}] for p in (PROMPTS * 4)[:a.prompts]]

@@ -33,10 +33,10 @@ def quantised(model):
 
 def prompts(n: int) -> list[str]:
     "Half PUMA function prompts, half parameter prompts (128-token task-specific memory) of the first test tasks."
-    from personalwab.data import load_benchmark
-    from personalwab.memory import taskspecific_memory
-    from personalwab.puma_prompts import function_prompt, param_prompt
-    from personalwab.schema import FUNCTION_FOR_TYPE
+    from personalwab.data.load import load_benchmark
+    from personalwab.agents.memory import taskspecific_memory
+    from personalwab.agents.puma_prompts import function_prompt, param_prompt
+    from personalwab.data.schema import FUNCTION_FOR_TYPE
     b = load_benchmark(progress=False)
     tasks = b.split("test")[: (n + 1) // 2]
     out = [function_prompt(t) for t in tasks]
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     import torch
-    from personalwab.llm_hf import load_model, smollm2_path
+    from personalwab.llm.hf import load_model, smollm2_path
     torch.set_num_threads(a.threads)
     fp32, tok, _ = load_model(smollm2_path())
     int8 = quantised(fp32)

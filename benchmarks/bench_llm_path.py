@@ -31,8 +31,8 @@ def episode_stats(ep) -> dict:
 
 
 def run_task(method, llm, b, task, track, max_steps, max_tokens):
-    from personalwab.methods import get_agent
-    from personalwab.env import make_env
+    from personalwab.agents.methods import get_agent
+    from personalwab.env.environment import make_env
     env = make_env(b, track, max_steps=max_steps)
     if env.simulator is not None: env.simulator.llm = llm
     agent = get_agent(method, llm, b, max_tokens=max_tokens)
@@ -59,7 +59,7 @@ def model_rates(model, prompt_len: int = 1024, decode: int = 32) -> tuple[float,
 def rates(threads: int, prompt_len: int = 1024, decode: int = 32) -> tuple[float, float]:
     "(prefill, decode) tokens/s of SmolLM2 at `threads` threads (`model_rates` of the offline model)."
     import torch
-    from personalwab.llm_hf import load_model, smollm2_path
+    from personalwab.llm.hf import load_model, smollm2_path
     model, tok, _ = load_model(smollm2_path())
     torch.set_num_threads(threads)
     return model_rates(model, prompt_len, decode)
@@ -77,8 +77,8 @@ def main():
     a = ap.parse_args()
     import torch
     from tabulate import tabulate
-    from personalwab.data import load_benchmark
-    from personalwab.llm_hf import smollm2
+    from personalwab.data.load import load_benchmark
+    from personalwab.llm.hf import smollm2
     torch.set_num_threads(a.threads)
     b = load_benchmark(progress=False)
     tasks = b.tasks["test"][:a.tasks]

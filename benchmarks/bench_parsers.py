@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import parsers_reference as old                     # noqa: E402  (the old parsers, kept with the tests)
 from parser_work import SHAPES, count_work           # noqa: E402
 from test_parsers_linear import PARSERS              # noqa: E402
-from personalwab.web_tools import TOOL_SCHEMAS       # noqa: E402
+from personalwab.env.functions import TOOL_SCHEMAS       # noqa: E402
 
 OLD = {"parse_action": old.parse_action, "parse_tool_call": lambda t: old.parse_tool_call(t, TOOL_SCHEMAS),
        "parse_profile_update": old.parse_profile_update}

@@ -7,7 +7,7 @@ merge) with `--config` (default configs/puma/paper.yaml, the model `make reprodu
 of the untrained base, the SFT model and the final model on held-out *test* tasks:
 
 * offline: greedy generation of the function prompt, parsed by the PUMA agent's parser
-  (`puma_train.function_accuracy`);
+  (`puma.train.function_accuracy`);
 * through the runner (unless `--no-runner`), single-turn track, method `puma`, agent LLM
   `smollm2` (untrained) vs `hf:<final>` (trained) — function and result accuracy per type,
   on the first `--runner-limit` of those tasks.
@@ -31,8 +31,8 @@ def strip(d: dict) -> dict:
 
 
 def main(argv=None) -> dict:
-    from personalwab.puma_pipeline import load_config, run_stage, STAGES, benchmark, base_model_path, sample_split
-    from personalwab.puma_train import function_accuracy
+    from personalwab.puma.pipeline import load_config, run_stage, STAGES, benchmark, base_model_path, sample_split
+    from personalwab.puma.train import function_accuracy
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default="configs/puma/paper.yaml")
     ap.add_argument("--set", nargs="*", default=[], help="config overrides key.sub=value")
@@ -58,7 +58,7 @@ def main(argv=None) -> dict:
         t0 = time.time(); r = function_accuracy(path, test)
         out["eval"]["offline_function_accuracy"][name] = strip(r) | {"wall_s": round(time.time() - t0, 1), "examples": r["predictions"][:3]}
     if a.runner:
-        from personalwab.runner import RunConfig, run
+        from personalwab.run.runner import RunConfig, run
         ids = [t.id for t in test[:a.runner_limit]]
         out["eval"]["runner"] = {}
         for name, llm in [("untrained", cfg.base_model if cfg.base_model != "tiny" else f"hf:{base_model_path(cfg)}"), ("puma", f"hf:{cfg.final_model}")]:

@@ -11,10 +11,10 @@
 import argparse, os, random, statistics, tempfile, time
 from pathlib import Path
 import torch
-from personalwab.data import load_benchmark
-from personalwab.schema import Benchmark, Behaviour, Product, Profile, Review, User, PROFILE_FIELDS
-from personalwab.sasrec import SASRecConfig, train_sasrec, evaluate_sasrec, popularity_scorer, Recommender
-from personalwab import generate
+from personalwab.data.load import load_benchmark
+from personalwab.data.schema import Benchmark, Behaviour, Product, Profile, Review, User, PROFILE_FIELDS
+from personalwab.env.sasrec import SASRecConfig, train_sasrec, evaluate_sasrec, popularity_scorer, Recommender
+from personalwab.data import generate
 
 
 def run(b, epochs, seed):

@@ -5,16 +5,16 @@ default benchmark's catalog and on a real-scale generated catalog (35,772 produc
 
 Queries: the default benchmark's test instructions plus product titles of the catalog searched.
 `pyserini search`/`batch_search` use Lucene's IndexSearcher directly (the fast path of
-personalwab.search); the SimpleSearcher rows are Anserini's reference path (same ranking).
+personalwab.env.search); the SimpleSearcher rows are Anserini's reference path (same ranking).
 Each figure is the median of `--runs` runs after one warm-up run (JIT). Prints wall-clock q/s and,
 because the machine may be shared, also q/s per CPU-second of this process (all its threads).
 Also checks that both engines return the same ordered top-10 lists.
 """
 import argparse, os, random, statistics, sys, time
-from personalwab.search import get_searcher, PyseriniSearcher, BM25sSearcher, catalog_hash
-from personalwab.data import load_benchmark
-from personalwab.schema import Benchmark, Product
-from personalwab import generate
+from personalwab.env.search import get_searcher, PyseriniSearcher, BM25sSearcher, catalog_hash
+from personalwab.data.load import load_benchmark
+from personalwab.data.schema import Benchmark, Product
+from personalwab.data import generate
 
 
 def timed(fn, runs):
@@ -62,7 +62,7 @@ def main():
     bench("default benchmark", b.products, qs[:a.queries], a.runs, a.threads)
     t0 = time.perf_counter()
     big = {p.meta["parent_asin"]: Product.model_validate(p.meta) for p in generate.make_catalog(generate.Rng(a.seed), a.products)}
-    print(f"\ngenerated {len(big):,} products in {time.perf_counter()-t0:.1f}s (personalwab.generate.make_catalog, seed {a.seed})")
+    print(f"\ngenerated {len(big):,} products in {time.perf_counter()-t0:.1f}s (personalwab.data.generate.make_catalog, seed {a.seed})")
     qs = instr + r.sample([p.title for p in big.values()], max(0, a.queries - len(instr)))
     bench("real-scale catalog", big, qs[:a.queries], a.runs, a.threads)
     print(f"\nload average at end {os.getloadavg()[0]:.1f}")

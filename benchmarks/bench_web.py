@@ -26,7 +26,7 @@ def med(xs): return statistics.median(xs) if xs else float("nan")
 
 
 def sizes(b, res, every, budget):
-    from personalwab.env import make_env
+    from personalwab.env.environment import make_env
     from personalwab.web.env import ShopEnv
     from personalwab.web.gold import SEARCH_BOX
     from personalwab.web.observation import number_nodes, parse_page, smollm2_tokens
@@ -55,7 +55,7 @@ def sizes(b, res, every, budget):
 
 
 def step_times(b, res, tasks, driver, label):
-    from personalwab.env import make_env
+    from personalwab.env.environment import make_env
     from personalwab.web.env import ShopEnv
     from personalwab.web.gold import gold_trajectory
     clock = {}
@@ -78,7 +78,7 @@ def step_times(b, res, tasks, driver, label):
 
 
 def parsers(b, res):
-    from personalwab.env import make_env
+    from personalwab.env.environment import make_env
     from personalwab.web.site import ShopSession, shop_app
     from personalwab.web.drivers import InProcessDriver
     from personalwab.web.observation import number_nodes, parse_page
@@ -99,7 +99,7 @@ def parsers(b, res):
 
 
 def browsers(b, res, selenium_dir):
-    from personalwab.env import make_env
+    from personalwab.env.environment import make_env
     from personalwab.web.site import ShopSession, shop_app
     from personalwab.web.drivers import CHROMIUM_FLAGS, ShopServer, chromium_path
     s = ShopSession(make_env(b, "single", resources=res)); s.reset(b.split("test")[0])
@@ -141,9 +141,9 @@ def main(argv=None):
     ap.add_argument("--selenium", default=None, help="a folder holding the selenium package (pip install --target DIR selenium)")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: sizes,inprocess,chromium,parsers,browsers")
     args = ap.parse_args(argv)
-    from personalwab.config import offline; offline()
-    from personalwab.data import load_benchmark
-    from personalwab.resources import Resources
+    from personalwab.core.config import offline; offline()
+    from personalwab.data.load import load_benchmark
+    from personalwab.env.resources import Resources
     from personalwab.web.observation import DOM_BUDGET
     from personalwab.web.drivers import chromium_path
     b = load_benchmark(progress=False); res = Resources(b); skip = set(args.skip.split(","))

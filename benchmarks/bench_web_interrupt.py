@@ -58,8 +58,8 @@ class ChatAgent:
 def chat_child(args: list[str]) -> None:
     "The CLI's `personalwab run ...` with `ChatAgent` as the web agent."
     from personalwab.web import run as web_run
-    from personalwab.llm import get_llm
-    from personalwab.resources import shared
+    from personalwab.llm.base import get_llm
+    from personalwab.env.resources import shared
     shared(("llm", "smollm2"), lambda: get_llm("smollm2", cache=False))   # the shared simulator LLM: every reply computed, none cached
     web_run.web_agent_factory = lambda cfg, b: ChatAgent(b)
     from personalwab.cli import main

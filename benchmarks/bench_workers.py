@@ -33,13 +33,13 @@ def main():
     ap.add_argument("--max-steps", type=int, default=3)
     a = ap.parse_args()
     from tabulate import tabulate
-    from personalwab.data import load_benchmark
-    from personalwab.env import make_env
-    from personalwab.resources import Resources
-    from personalwab.llm_hf import smollm2
-    from personalwab.methods import get_agent
-    from personalwab.runner import RunConfig, run, agent_kwargs
-    from personalwab.simulator import UserSimulator
+    from personalwab.data.load import load_benchmark
+    from personalwab.env.environment import make_env
+    from personalwab.env.resources import Resources
+    from personalwab.llm.hf import smollm2
+    from personalwab.agents.methods import get_agent
+    from personalwab.run.runner import RunConfig, run, agent_kwargs
+    from personalwab.env.simulator import UserSimulator
     b = load_benchmark(progress=False)
     res = Resources(b)
     rows = []

@@ -1,4 +1,4 @@
-"""Full-scale timing of the official-format loader and of Table 2 (personalwab.official, personalwab.stats).
+"""Full-scale timing of the official-format loader and of Table 2 (personalwab.data.official, personalwab.data.stats).
 
 Builds a synthetic benchmark the size of the PersonalWAB release (1,000 users x 40 behaviours,
 35,772 products with ~600-token records, 4,000 instructions), writes it with `write_official`
@@ -7,9 +7,9 @@ validation), equality check, `table2` with the MiniLM tokenizer. Run: .venv/bin/
 """
 import random, statistics, tempfile, time
 from pathlib import Path
-from personalwab.schema import PROFILE_FIELDS, TASK_TYPES, Behaviour, Benchmark, Product, Profile, Review, Target, Task, User
-from personalwab.official import load_official, write_official
-from personalwab.stats import table2
+from personalwab.data.schema import PROFILE_FIELDS, TASK_TYPES, Behaviour, Benchmark, Product, Profile, Review, Target, Task, User
+from personalwab.data.official import load_official, write_official
+from personalwab.data.stats import table2
 
 def synthetic(users=1000, per_user=40, products=35772, seed=0) -> Benchmark:
     rng = random.Random(seed)

@@ -11,10 +11,10 @@ import argparse, json
 
 
 def main(argv=None):
-    from personalwab.data import load_benchmark
-    from personalwab.experiments import puma_config
-    from personalwab.puma_data import param_example, function_example, prompt_len, completion_len, _load_tok
-    from personalwab.puma_pipeline import base_model_path
+    from personalwab.data.load import load_benchmark
+    from personalwab.reproduce.experiments import puma_config
+    from personalwab.puma.data import param_example, function_example, prompt_len, completion_len, _load_tok
+    from personalwab.puma.pipeline import base_model_path
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default="configs/puma/published.yaml")
     ap.add_argument("--budget", type=int, default=768); ap.add_argument("--max-length", type=int, default=1024)

@@ -1,23 +1,23 @@
 """How much the search index's document template matters: the top-10 BM25 lists of every
 instruction of a benchmark over the catalog indexed with the original's document text
-(`personalwab.render.product_document`, the memory prompt's product block without its `Product:`
+(`personalwab.env.render.product_document`, the memory prompt's product block without its `Product:`
 header line, which the original's index does not have) against the same
 catalog indexed with other templates.
 
 BM25 normalises term weights by document length, so label words that every document carries
 (they have almost no IDF weight of their own) still reorder near-ties. Uses the bm25s engine, which
-returns the same ranked lists as Lucene (see nbs/20_search.ipynb). Prints the share of queries
+returns the same ranked lists as Lucene (see nbs/env/20_search.ipynb). Prints the share of queries
 whose top-10 list (and top-1 hit) is identical. Usage:
     .venv/bin/python benchmarks/search_documents.py [--data default]
 """
 from __future__ import annotations
 import argparse, json
 
-from personalwab.data import load_benchmark
-from personalwab.render import product_document, render_product
-from personalwab.schema import Product
-from personalwab.search import BM25sSearcher
-import personalwab.search as search
+from personalwab.data.load import load_benchmark
+from personalwab.env.render import product_document, render_product
+from personalwab.data.schema import Product
+from personalwab.env.search import BM25sSearcher
+import personalwab.env.search as search
 
 
 def previous_template(p: Product) -> str:

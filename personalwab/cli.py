@@ -17,22 +17,22 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 from pydantic import ValidationError
-from .config import ignore_library_notices, offline
-from .encoding import encodable
-from .runconfig import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
-from .track import track_spec
-from .records import results_path
-from .results import score, summary_path, view
-from .runner import RunInterrupted, RunResult, Terminated, check_names, resume_command, run, stop_on_sigterm
-from . import estimate as est_
-from .protocol import PROTOCOL_VERSION
-from .rescore import rescore, rescored_summary_path
-from .trajectory import _benchmark_instruction, load_run, text, trajectory
-from .leaderboard import prepare, validate
-from .trials import ERROR_RULE, consistency_table
-from .stats import check_data_cli
-from .audit import checks_help
-from .config import DEFAULT_LLM
+from .core.config import ignore_library_notices, offline
+from .core.encoding import encodable
+from .run.config import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
+from .env.track import track_spec
+from .run.records import results_path
+from .run.results import score, summary_path, view
+from .run.runner import RunInterrupted, RunResult, Terminated, check_names, resume_command, run, stop_on_sigterm
+from .run import estimate as est_
+from .run.protocol import PROTOCOL_VERSION
+from .run.rescore import rescore, rescored_summary_path
+from .reproduce.trajectory import _benchmark_instruction, load_run, text, trajectory
+from .evidence.leaderboard import prepare, validate
+from .run.trials import ERROR_RULE, consistency_table
+from .data.stats import check_data_cli
+from .data.audit import checks_help
+from .core.config import DEFAULT_LLM
 
 # %% ../nbs/90_cli.ipynb #ff267ed6
 _Opt = typer.Option
@@ -98,7 +98,7 @@ def rescore_cli(path: Path) -> dict:
 
 # %% ../nbs/90_cli.ipynb #4ca292a2
 def consistency_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of runs")]) -> None:
-    "Per run: pass^1, pass^k, result-accuracy spread across trials and the noise floor (see personalwab.trials)."
+    "Per run: pass^1, pass^k, result-accuracy spread across trials and the noise floor (see personalwab.run.trials)."
     from tabulate import tabulate
     try: df = consistency_table(*paths)
     except FileNotFoundError as e: print(f"error: {e}", file=sys.stderr); raise typer.Exit(1)
@@ -170,7 +170,7 @@ def _run_of(config: Path | None) -> str | None:
 
 # %% ../nbs/90_cli.ipynb #af3359d2
 def run_cli(
-    method: Annotated[Optional[str], typer.Argument(help="agent method (see `personalwab.methods.METHODS`, or 'oracle')")] = None,
+    method: Annotated[Optional[str], typer.Argument(help="agent method (see `personalwab.agents.methods.METHODS`, or 'oracle')")] = None,
     method_option: Annotated[Optional[str], _Opt("--method", "-m", help="the same as METHOD, as an option")] = None,
     track: Annotated[Optional[str], _Opt(help="single | multi")] = None,
     split: Annotated[Optional[str], _Opt(help="task split: test | train")] = None,
@@ -257,8 +257,8 @@ def build_index_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | 
                     engine: Annotated[str, _Opt(help="pyserini | bm25s")] = "pyserini",
                     query: Annotated[Optional[str], _Opt(help="also run this query and print the top 10")] = None) -> None:
     "Build (or reuse) the cached BM25 index over the benchmark's catalog."
-    from personalwab.data import load_benchmark
-    from personalwab.search import get_searcher
+    from personalwab.data.load import load_benchmark
+    from personalwab.env.search import get_searcher
     b = load_benchmark(data)
     s = get_searcher(b, engine)
     print(f"{engine} index over {len(b.products):,} products ready: {getattr(s, 'index_dir', '(in memory)')}")
@@ -270,8 +270,8 @@ def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny |
                      epochs: Annotated[Optional[int], _Opt(help="training epochs (default: the module's, as the original: 1000)")] = None,
                      seed: Annotated[Optional[int], _Opt(help="random seed (default: the module's, the one the environment uses)")] = None) -> None:
     "Train (or resume) SASRec on the benchmark's histories and print HR@10/NDCG@10 (full catalog and 100 sampled negatives)."
-    from personalwab.data import load_benchmark
-    from personalwab import sasrec
+    from personalwab.data.load import load_benchmark
+    from personalwab.env import sasrec
     b = load_benchmark(data)
     ckpt = sasrec.train_sasrec(b, epochs=epochs, seed=seed)
     print(f"checkpoint: {ckpt}")
@@ -285,7 +285,7 @@ def puma_stage_cli(stage: Annotated[str, typer.Argument(help="prepare | sft | ca
     "Run one PUMA training stage, or the whole pipeline; finished stages are skipped."
     import yaml
     from pydantic import ValidationError
-    from personalwab.puma_pipeline import STAGES, load_config, puma_cli
+    from personalwab.puma.pipeline import STAGES, load_config, puma_cli
     with cli_errors("puma"):
         if stage not in (*STAGES, "all"): raise UsageError(f"unknown stage {stage!r}; known: {', '.join(STAGES)}, all")
         if config is not None and not config.is_file(): raise UsageError(f"--config {config}: no such file")
@@ -305,7 +305,7 @@ def serve_cli(model: Annotated[str, _Opt(help="LLM spec: smollm2 | tiny | hf:<pa
               host: Annotated[str, _Opt(help="bind address (keep it on loopback unless you mean it)")] = "127.0.0.1",
               port: Annotated[int, _Opt(help="TCP port")] = 8000) -> None:
     "Serve a local model behind an OpenAI-compatible `/v1/chat/completions` endpoint until interrupted."
-    from personalwab.llm_openai import serve_forever
+    from personalwab.llm.openai import serve_forever
     serve_forever(model, host=host, port=port)
 
 # %% ../nbs/90_cli.ipynb #a3033688
@@ -373,7 +373,7 @@ METHOD_HELP = {"no_memory": "function calling, no memory of the user",
 
 def methods_cli() -> None:
     "List the methods `personalwab run METHOD` accepts, one line each."
-    from personalwab.methods import METHODS
+    from personalwab.agents.methods import METHODS
     for m in METHODS: print(f"{m:<16} {METHOD_HELP.get(m, '')}")
 
 app.command("methods")(methods_cli)
@@ -393,7 +393,7 @@ def _in_runs(runs: Path | None):
     return modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {}))
 
 def _load_plan(plan: Path | None):
-    from personalwab.published import load_plan
+    from personalwab.evidence.published import load_plan
     try: return load_plan(plan)
     except FileNotFoundError: raise UsageError(f"--plan {plan}: no such file") from None
     except ValueError as e: raise UsageError(str(e)) from None
@@ -403,8 +403,8 @@ def _load_plan(plan: Path | None):
 def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Per run of the plan: tasks finished (run folder or published), planned, episode hours spent and left; and what make reproduce's verification will cost."
     from tabulate import tabulate
-    from personalwab.published import progress, trained_puma
-    from personalwab.verify import verification_estimate
+    from personalwab.evidence.published import progress, trained_puma
+    from personalwab.evidence.verify import verification_estimate
     with cli_errors("publish status"), _in_runs(runs):
         p = _load_plan(plan); puma = trained_puma(p)
         df = progress(p, runs, results, puma=puma)
@@ -426,7 +426,7 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
                         pack_every: Annotated[float, _Opt(help="seconds between packings of finished records")] = 1800,
                         only: Annotated[Optional[list[str]], _Opt("--only", help="run keys of the plan (e.g. table3/no_memory; repeatable)")] = None) -> None:
     "Compute (resume) every run of the plan, packing finished records into results/ as it goes."
-    from personalwab.published import compute
+    from personalwab.evidence.published import compute
     with cli_errors("publish compute"), stop_on_sigterm(), _in_runs(runs):
         compute(_load_plan(plan), runs, results, pack_every=pack_every, only=only)
 
@@ -434,7 +434,7 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
 @publish_app.command("pack")
 def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Pack the finished records of every planned run in the runs folder into results/ (PUMA's runs once its model is trained there)."
-    from personalwab.published import pack_all, plan_runs, trained_puma
+    from personalwab.evidence.published import pack_all, plan_runs, trained_puma
     with cli_errors("publish pack"), _in_runs(runs):
         p = _load_plan(plan)
         metas = pack_all(runs, results, names={c.name for c, _ in plan_runs(p, trained_puma(p)).values()})
@@ -445,7 +445,7 @@ def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _Res
 def publish_rescore_cli(results: _ResultsOpt = None) -> None:
     "Grade every published trajectory again with this checkout's scorer; exit 1 if any score differs from the published one."
     from tabulate import tabulate
-    from personalwab.published import rescore_published
+    from personalwab.evidence.published import rescore_published
     with cli_errors("publish rescore"):
         df = rescore_published(results, log=lambda *a: None)
         print(tabulate(df, headers="keys", showindex=False, floatfmt=".4f"))
@@ -456,8 +456,8 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Make the runs folder from results/: every published run (records added, never removed), the recommender they used, the plan's PUMA model and its fine-tuned page agents."
-    from personalwab.published import restore_all, restore_plan_web_agent, restore_puma, restore_sasrec
-    from personalwab.experiments import puma_config
+    from personalwab.evidence.published import restore_all, restore_plan_web_agent, restore_puma, restore_sasrec
+    from personalwab.reproduce.experiments import puma_config
     with cli_errors("publish restore"), _in_runs(runs):
         p = _load_plan(plan)
         dirs = restore_all(results, runs)

@@ -3,10 +3,10 @@ new ones must equal on every input: copied from the library at 212c9cc, with onl
 helpers they call are the library's, unchanged). Quadratic on some inputs: feed them short ones."""
 import json, re
 from typing import Any
-from personalwab.encoding import encodable
-from personalwab.llm import ToolCall
-from personalwab.memory import _ASIN
-from personalwab.toolcalls import MAX_CALL_CHARS, MAX_JSON_DEPTH, _as_call, _balanced_spans, json_depth, loads_bounded, tool_names
+from personalwab.core.encoding import encodable
+from personalwab.llm.base import ToolCall
+from personalwab.agents.memory import _ASIN
+from personalwab.llm.toolcalls import MAX_CALL_CHARS, MAX_JSON_DEPTH, _as_call, _balanced_spans, json_depth, loads_bounded, tool_names
 from personalwab.web.actions import MAX_OUTPUT, PageAction, _CALL, _call_span, _from_call, _from_json, _from_step, make_action
 
 

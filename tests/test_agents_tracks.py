@@ -9,9 +9,9 @@ real parts (BM25 search, SASRec, MiniLM, the SmolLM2 user simulator).
 import math
 import pytest
 
-from personalwab.agents import REACT_SINGLE_TURN_CALLS
-from personalwab.track import SINGLE_TURN_CALLS
-from personalwab.methods import METHODS, NO_LLM_METHODS, get_agent
+from personalwab.agents.baselines import REACT_SINGLE_TURN_CALLS
+from personalwab.env.track import SINGLE_TURN_CALLS
+from personalwab.agents.methods import METHODS, NO_LLM_METHODS, get_agent
 
 MAX_STEPS = 3
 ENDS = {"terminal", "respond", "stop", "user_stop", "max_steps", "open"}
@@ -20,10 +20,10 @@ ENDS = {"terminal", "respond", "stop", "user_stop", "max_steps", "open"}
 @pytest.fixture(scope="module")
 def bench():
     try:
-        from personalwab.data import load_benchmark
+        from personalwab.data.load import load_benchmark
         return load_benchmark()
     except ImportError:  # until the data module lands
-        from personalwab.schema import tiny_benchmark
+        from personalwab.data.schema import tiny_benchmark
         return tiny_benchmark()
 
 
@@ -38,7 +38,7 @@ def tasks(bench):
 
 
 def make(bench, track):
-    from personalwab.env import make_env
+    from personalwab.env.environment import make_env
     return make_env(bench, track, max_steps=MAX_STEPS)
 
 
@@ -83,8 +83,8 @@ def test_smollm2_end_to_end(bench, tasks, track):
 
 
 def test_interecagent_updates_profile(bench, tasks):
-    from personalwab.agents import InteRecAgent
-    from personalwab.memory import InteRecProfiles
+    from personalwab.agents.baselines import InteRecAgent
+    from personalwab.agents.memory import InteRecProfiles
     store = InteRecProfiles()
     agent = InteRecAgent("tiny", bench, profiles=store, max_tokens=32, memory_length=0)
     t = tasks[0]

@@ -1,6 +1,6 @@
 """Issue #27: `check-data` as an audit, and the last unclear answers to bad input.
 
-1. Every audit check (personalwab.audit.CHECKS) on a corrupted copy of the tiny benchmark written as a
+1. Every audit check (personalwab.data.audit.CHECKS) on a corrupted copy of the tiny benchmark written as a
    release folder: `check-data` prints the check's line and a count, exits 1 on an error (on a warning
    only with --strict); `load_benchmark` raises the first error as the same `DataError`. The two checks
    the loader enforces itself (A201, A401) end in its one-line `DataError` instead; the two checks of the
@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from personalwab.audit import CHECKS, CORRUPTIONS, RELEASE_CORRUPTIONS, audit, corrupted, failing
+from personalwab.data.audit import CHECKS, CORRUPTIONS, RELEASE_CORRUPTIONS, audit, corrupted, failing
 from personalwab.cli import app
-from personalwab.data import load_benchmark
-from personalwab.official import INSTRUCTIONS, PRODUCTS, PROFILES, HISTORY, load_official, real_profiles_path, write_official
-from personalwab.runconfig import RunConfig
-from personalwab.schema import DataError, tiny_benchmark
-from personalwab.stats import check_data_cli
+from personalwab.data.load import load_benchmark
+from personalwab.data.official import INSTRUCTIONS, PRODUCTS, PROFILES, HISTORY, load_official, real_profiles_path, write_official
+from personalwab.run.config import RunConfig
+from personalwab.data.schema import DataError, tiny_benchmark
+from personalwab.data.stats import check_data_cli
 
 EXE = str(Path(sys.executable).parent/"personalwab")
 BY_LOADER = {"A201": (INSTRUCTIONS, "test[0]", "user_id", "unknown user 'U9'"),
@@ -143,7 +143,7 @@ def test_profiles_of_other_users(tmp_path, capsys, variant):
 def test_real_profiles_beside_the_default_benchmark(tmp_path, capsys):
     "The issue's case: the 1,000 released profiles (none of them of the 150 generated users) beside the default benchmark."
     import shutil
-    from personalwab.data import cached_default, default_dir
+    from personalwab.data.load import cached_default, default_dir
     cached_default(progress=False); d = tmp_path/"default"
     shutil.copytree(default_dir(), d); shutil.copyfile(REAL, d/PROFILES)
     status, out, err = cli(capsys, d)
@@ -190,9 +190,9 @@ def test_unclear_inputs_name_file_record_and_field(tmp_path, capsys, case):
 
 
 def test_control_characters_in_titles_load_and_reach_the_agent(tmp_path, capsys):
-    from personalwab.env import initial_observation
-    from personalwab.render import render_product
-    from personalwab.trajectory import visible
+    from personalwab.env.environment import initial_observation
+    from personalwab.env.render import render_product
+    from personalwab.reproduce.trajectory import visible
     odd = "Trail\x00 Shoes \x1b[2J \u202egnp"
     def fn(b):
         p = b.products["B000000002"] = b.products["B000000002"].model_copy(update={"title": odd})
@@ -234,15 +234,15 @@ def test_valid_params_keep_their_run_hashes():
     "Hashes computed before the parameter check existed (on the main branch): a valid run resumes where it was."
     assert RunConfig(method="no_memory", params={"constrained": True, "max_tokens": 24}).hash == "ec4bb6fdbfc73e743cbec90e91a5135e34cbd4471ef72f1ebcbe0e3e3fc78fcc"
     assert RunConfig(method="oracle", params={"pause_s": 0.5}).hash == "d4797ed2376cd5a26fc687912b31aa188f33972b05fb18f5cd8544360c9450b9"
-    from personalwab.runner import check_names
+    from personalwab.run.runner import check_names
     check_names(RunConfig(method="no_memory", params={"constrained": True, "max_tokens": 24, "original_memory_length": True}))
     check_names(RunConfig(method="puma", params={"token_budget": 768}))
 
 
 def test_the_paper_tables_configs_pass():
     "The paper notebooks give every method but PUMA the same params (the rules rows too, which ignore them): all accepted."
-    from personalwab.experiments import MULTI_METHODS, SINGLE_METHODS, table_configs
-    from personalwab.runner import check_names
+    from personalwab.reproduce.experiments import MULTI_METHODS, SINGLE_METHODS, table_configs
+    from personalwab.run.runner import check_names
     shared = {"constrained": True, "context_margin": 0.6}
     puma = {"full": "tiny", "version": "v1", "token_budget": 512}
     for methods, track in [(["rules", "rules_category", *SINGLE_METHODS], "single"), (["rules", *MULTI_METHODS], "multi")]:
@@ -265,8 +265,8 @@ class DeepArguments:
 
 
 def test_deeply_nested_arguments_are_a_scored_invalid_step(tmp_path):
-    from personalwab.records import read_jsonl
-    from personalwab.runner import run
+    from personalwab.run.records import read_jsonl
+    from personalwab.run.runner import run
     cfg = RunConfig(method="rules", data="tiny", env_params={"engine": "bm25s"}, workers=2)
     r = run(cfg, out_dir=tmp_path, progress=False, agent_factory=lambda c, b: DeepArguments(), benchmark=tiny_benchmark())
     recs = read_jsonl(r.dir/"results.jsonl")
@@ -278,8 +278,8 @@ def test_deeply_nested_arguments_are_a_scored_invalid_step(tmp_path):
 
 
 def test_docs_page_lists_every_check():
-    "The table at the top of nbs/07_audit.ipynb (the docs page) shows every check with its code, severity and example message."
-    nb = json.loads((Path(__file__).resolve().parents[1]/"nbs"/"07_audit.ipynb").read_text())
+    "The table at the top of nbs/data/07_audit.ipynb (the docs page) shows every check with its code, severity and example message."
+    nb = json.loads((Path(__file__).resolve().parents[1]/"nbs"/"data"/"07_audit.ipynb").read_text())
     md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     for c in CHECKS.values():
         assert f"| {c.code} | {c.severity} | `{c.name}` |" in md and c.example.replace("|", "\\|") in md, c.code

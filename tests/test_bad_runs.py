@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from personalwab.cli import app
-from personalwab.data import load_benchmark
-from personalwab.env import Action, StepResult, WebEnv
-from personalwab.llm import register_backend
-from personalwab.llm_cache import ResponseCache
-from personalwab.llm_hf import HFLLM, tiny_model_path
-from personalwab.runner import RunConfig, load_results, read_jsonl, run, score, view
-from personalwab.toolcalls import parse_tool_call
+from personalwab.data.load import load_benchmark
+from personalwab.env.environment import Action, StepResult, WebEnv
+from personalwab.llm.base import register_backend
+from personalwab.llm.cache import ResponseCache
+from personalwab.llm.hf import HFLLM, tiny_model_path
+from personalwab.run.runner import RunConfig, load_results, read_jsonl, run, score, view
+from personalwab.llm.toolcalls import parse_tool_call
 
 B = load_benchmark(progress=False)
 EXE = str(Path(sys.executable).parent/"personalwab")
@@ -105,11 +105,11 @@ def test_lone_surrogates_run_finishes_and_resumes(tmp_path, surrogate_cache, tra
 
 @pytest.fixture(scope="module")
 def envs():
-    from personalwab.llm import get_llm
-    from personalwab.metrics import get_review_scorer
-    from personalwab.sasrec import get_recommender
-    from personalwab.search import get_searcher
-    from personalwab.simulator import UserSimulator
+    from personalwab.llm.base import get_llm
+    from personalwab.env.metrics import get_review_scorer
+    from personalwab.env.sasrec import get_recommender
+    from personalwab.env.search import get_searcher
+    from personalwab.env.simulator import UserSimulator
     s, r, sc = get_searcher(B, "bm25s"), get_recommender(B), get_review_scorer()
     return {"single": WebEnv(B, "single", 4, s, r, review_scorer=sc),
             "multi": WebEnv(B, "multi", 4, s, r, simulator=UserSimulator(get_llm("tiny", cache=False), B, max_tokens=4), review_scorer=sc)}
@@ -282,10 +282,10 @@ def test_signal_stops_run_promptly_and_resume_completes(tmp_path, sig, code, as_
 # --- 6. every local model call has a wall-clock bound ---------------------------------------------
 
 def test_simulator_reply_is_time_bounded(tmp_path):
-    from personalwab.llm import get_llm
-    from personalwab.simulator import UserSimulator
+    from personalwab.llm.base import get_llm
+    from personalwab.env.simulator import UserSimulator
     llm = get_llm("tiny", cache=ResponseCache(tmp_path), max_time_s=0.01)   # the real tiny model, a tiny bound
-    from personalwab.schema import tiny_benchmark
+    from personalwab.data.schema import tiny_benchmark
     tb = tiny_benchmark()                                                   # short profiles: the prompt fits the tiny context
     sim = UserSimulator(llm, tb, max_tokens=600)
     sim.start(tb.split("test")[0])
@@ -299,7 +299,7 @@ def test_simulator_reply_is_time_bounded(tmp_path):
 @pytest.mark.timeout(600)
 def test_episode_with_a_cut_call_is_an_error_and_redone_on_resume(tmp_path):
     "A generation the clock cut depends on the machine's load, not on the model: the episode is an error record, computed again on resume."
-    from personalwab.resources import shared_llm
+    from personalwab.env.resources import shared_llm
     register_backend("clocked", lambda **kw: HFLLM(tiny_model_path(), name="tiny-clocked", cache=False, max_time_s=1e-4, **kw))
     cfg = RunConfig(method="no_memory", track="single", agent_llm="clocked", task_ids=TASK_IDS[:2],
                     params={"max_tokens": 16}, env_params={"engine": "bm25s"})
@@ -322,7 +322,7 @@ def test_episode_with_a_cut_call_is_an_error_and_redone_on_resume(tmp_path):
                  st.lists(st.sampled_from(LONE + ['"', "{", "}", "query", ":", " "]), max_size=40).map("".join)),
        st.sampled_from(["search_product_by_query", "respond", ""]))
 def test_parse_react_never_raises(args, name):
-    from personalwab.agents import parse_react
+    from personalwab.agents.baselines import parse_react
     act, err = parse_react(f"Thought: x\nAction: {name}\nArguments: {args}")
     assert (act is None) != (err is None)
     if act is not None: json.dumps(act.arguments, ensure_ascii=False).encode("utf-8")

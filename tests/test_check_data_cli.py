@@ -8,8 +8,8 @@ one), and no traceback.
 import json, os, subprocess, sys, tempfile
 from pathlib import Path
 import pytest
-from personalwab.official import write_official
-from personalwab.schema import PROFILE_FIELDS, User, tiny_benchmark
+from personalwab.data.official import write_official
+from personalwab.data.schema import PROFILE_FIELDS, User, tiny_benchmark
 
 EXE = Path(sys.executable).parent/"personalwab"
 

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from personalwab import runner
+from personalwab.run import runner
 from personalwab.cli import RUN_ERRORS, app
-from personalwab.llm_hf import tiny_model_path
-from personalwab.official import write_official
-from personalwab.runconfig import RunConfig
-from personalwab.runner import read_jsonl, resume_command
-from personalwab.schema import tiny_benchmark
+from personalwab.llm.hf import tiny_model_path
+from personalwab.data.official import write_official
+from personalwab.run.config import RunConfig
+from personalwab.run.runner import read_jsonl, resume_command
+from personalwab.data.schema import tiny_benchmark
 from personalwab.web.site import SITE_VERSION
 
 BIN = Path(sys.executable).parent/"personalwab"

@@ -33,7 +33,7 @@ def run_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def web_run_dir(run_dir):
     "A real web run beside it: the oracle on the tiny benchmark's pages (in process), its pages kept (`keep_pages`)."
-    from personalwab.runconfig import RunConfig
+    from personalwab.run.config import RunConfig
     from personalwab.web.run import run_web
     return run_web(RunConfig(method="oracle", data="tiny", env_params={"engine": "bm25s"}), run_dir.parent, progress=False, keep_pages=True).dir
 
@@ -47,7 +47,7 @@ def site(tmp_path_factory, run_dir, web_run_dir):
 
 def test_published_runs_get_pages(site, run_dir, tmp_path):
     "Without --runs the site shows the published runs (results/): each run's page and a page per episode."
-    from personalwab.published import pack_run
+    from personalwab.evidence.published import pack_run
     meta = pack_run(run_dir, tmp_path/"results")
     out = tmp_path/"_docs"
     r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--proc", str(site.parent/"proc"),
@@ -105,7 +105,7 @@ def test_links_to_notebooks_become_links_to_their_pages(tmp_path):
 def test_source_links_open_the_notebook_cell(site):
     links = [a["href"] for a in soup(site/"schema.html").find_all("a", class_="source")]
     assert links, "schema.html has no source links"
-    assert all(h.split("#")[0].endswith("nbs/01_schema.ipynb") and "#" in h for h in links), links[:3]
+    assert all(h.split("#")[0].endswith("nbs/data/01_schema.ipynb") and "#" in h for h in links), links[:3]
 
 # Library notebooks whose stored outputs predate the fixes at the source (std tqdm, no Hugging Face loading bars,
 # relative paths): re-execute each (`cd nbs && jupyter nbconvert --to notebook --execute --inplace X.ipynb`, then

@@ -13,11 +13,11 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from personalwab.env import Action, Episode, StepResult, WebEnv, oracle_action
-from personalwab.web_tools import FUNCTION_NAMES
-from personalwab.metrics import get_review_scorer
-from personalwab.data import load_benchmark
-from personalwab.simulator import UserSimulator
+from personalwab.env.environment import Action, Episode, StepResult, WebEnv, oracle_action
+from personalwab.env.functions import FUNCTION_NAMES
+from personalwab.env.metrics import get_review_scorer
+from personalwab.data.load import load_benchmark
+from personalwab.env.simulator import UserSimulator
 
 B = load_benchmark()
 TASKS = [next(t for t in B.split("test") if t.type == k) for k in ("search", "recommend", "review")] + B.split("test")[:9]
@@ -26,9 +26,9 @@ STEPPED = {"actions": 0, "episodes": 0}
 
 @pytest.fixture(scope="module")
 def envs():
-    from personalwab.llm import get_llm
-    from personalwab.sasrec import get_recommender
-    from personalwab.search import get_searcher
+    from personalwab.llm.base import get_llm
+    from personalwab.env.sasrec import get_recommender
+    from personalwab.env.search import get_searcher
     searcher, recommender, scorer = get_searcher(B, "bm25s"), get_recommender(B), get_review_scorer()
     sim = UserSimulator(get_llm("tiny"), B, max_tokens=8)
     return {"single": WebEnv(B, "single", 4, searcher, recommender, review_scorer=scorer),

@@ -22,18 +22,18 @@ def oracle_run(tmp_path_factory, app):
     return next(p for p in out.iterdir() if p.is_dir())
 
 def test_methods_lists_every_method(app):
-    from personalwab.methods import METHODS
+    from personalwab.agents.methods import METHODS
     r = CliRunner().invoke(app, ["methods"])
     assert r.exit_code == 0
     for m in [*METHODS, "oracle"]: assert f"\n{m} " in "\n" + r.output
 
 def test_run_records_protocol(oracle_run):
-    from personalwab.protocol import PROTOCOL_VERSION
+    from personalwab.run.protocol import PROTOCOL_VERSION
     assert json.loads((oracle_run/"env.json").read_text())["invocations"][-1]["protocol"]["version"] == PROTOCOL_VERSION
     assert json.loads((oracle_run/"summary.json").read_text())["protocol"]["version"] == PROTOCOL_VERSION
 
 def test_score_rescore_writes_new_summary_beside_old(app, oracle_run):
-    from personalwab.protocol import PROTOCOL_VERSION
+    from personalwab.run.protocol import PROTOCOL_VERSION
     old = (oracle_run/"summary.json").read_text()
     r = CliRunner().invoke(app, ["score", str(oracle_run), "--rescore"])
     assert r.exit_code == 0, r.output

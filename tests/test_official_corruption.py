@@ -1,4 +1,4 @@
-"""Property tests for the official-format loader (personalwab.official), beyond the notebook's cases.
+"""Property tests for the official-format loader (personalwab.data.official), beyond the notebook's cases.
 
 - round trip: any benchmark derived from `tiny_benchmark()` (extra users, unicode text, odd prices,
   any number of parts) loads back equal after `write_official`;
@@ -11,8 +11,8 @@ import json, tempfile
 from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from personalwab.schema import MAX_TIMESTAMP, Behaviour, DataError, Review, User, tiny_benchmark
-from personalwab.official import load_official, write_official
+from personalwab.data.schema import MAX_TIMESTAMP, Behaviour, DataError, Review, User, tiny_benchmark
+from personalwab.data.official import load_official, write_official
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 text = st.text(st.characters(blacklist_categories=["Cs"]), max_size=30)
@@ -63,8 +63,8 @@ def test_missing_each_file():
             with pytest.raises(DataError, match=f.replace(".", r"\.")): load_official(d)
 
 # ---- class 3: nothing clearly wrong passes silently ------------------------------------------------
-from personalwab.official import HISTORY, INSTRUCTIONS, PRODUCTS, PROFILES
-from personalwab.schema import Profile, data_warnings
+from personalwab.data.official import HISTORY, INSTRUCTIONS, PRODUCTS, PROFILES
+from personalwab.data.schema import Profile, data_warnings
 
 # (file, path to a numeric value inside the raw JSON, the field the DataError must name)
 NUMERIC = [(HISTORY, ["U1", 0, "review", "rating"], "review.rating"),

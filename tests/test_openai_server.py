@@ -1,6 +1,6 @@
 """The `openai` backend against REAL OpenAI-compatible HTTP servers on 127.0.0.1.
 
-Each server is a separate process (`personalwab.llm_openai.serve_forever`: FastAPI + uvicorn)
+Each server is a separate process (`personalwab.llm.openai.serve_forever`: FastAPI + uvicorn)
 serving the project's own `hf` backend — the tiny in-process Llama, or the real SmolLM2 — so the
 whole path is real: the official `openai` SDK, HTTP, JSON tool calls, and a local model. Faulty
 servers (429/500 before succeeding, always 500, hanging) check retries, backoff and the hard
@@ -10,9 +10,9 @@ HTTP on 127.0.0.1 — because starting a model process per fault costs ~10 s on 
 import json, os, socket, subprocess, sys, time, urllib.request
 from contextlib import contextmanager
 import pytest
-from personalwab.llm import get_llm, usage_summary
-from personalwab.llm_cache import ResponseCache
-from personalwab.llm_openai import serve, Faults
+from personalwab.llm.base import get_llm, usage_summary
+from personalwab.llm.cache import ResponseCache
+from personalwab.llm.openai import serve, Faults
 
 TOOLS = [{"type": "function", "function": {"name": "search_product_by_query", "description": "Search the store's products with a text query.",
           "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "what to search for"}}, "required": ["query"]}}},
@@ -29,7 +29,7 @@ def _free_port() -> int:
 def server(spec="tiny", faults=None, timeout=180):
     "Start `serve_forever(spec)` in its own process on a free 127.0.0.1 port; yield its base URL."
     port = _free_port()
-    code = ("import sys, json; from personalwab.llm_openai import serve_forever; "
+    code = ("import sys, json; from personalwab.llm.openai import serve_forever; "
             "serve_forever(sys.argv[1], port=int(sys.argv[2]), faults=json.loads(sys.argv[3]), log_level='warning', cache=False)")
     p = subprocess.Popen([sys.executable, "-c", code, spec, str(port), json.dumps(faults)],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -7,15 +7,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 import parsers_reference as old
 from parser_work import AUDITED, SHAPES, OverBudget, audited, count_work
-from personalwab.agents import parse_react
-from personalwab.memory import PROFILE_DEPTH, PROFILE_READ, _nesting, parse_profile_update
-from personalwab.published import results_dir
-from personalwab.puma_data import clean_query
-from personalwab.puma_prompts import param_to_action, parse_asins, parse_function
-from personalwab.toolcalls import MAX_CALL_CHARS, CallComplete, parse_tool_call
+from personalwab.agents.baselines import parse_react
+from personalwab.agents.memory import PROFILE_DEPTH, PROFILE_READ, _nesting, parse_profile_update
+from personalwab.evidence.published import results_dir
+from personalwab.puma.data import clean_query
+from personalwab.agents.puma_prompts import param_to_action, parse_asins, parse_function
+from personalwab.llm.toolcalls import MAX_CALL_CHARS, CallComplete, parse_tool_call
 from personalwab.web.actions import MAX_OUTPUT, _CALL, _call_span, _last_call, parse_action
 from personalwab.web.guide import StepGuide
-from personalwab.web_tools import TOOL_SCHEMAS
+from personalwab.env.functions import TOOL_SCHEMAS
 
 def _call(r): return r if r[0] is None else ((r[0].name, r[0].arguments, r[0].raw), r[1])
 

@@ -42,7 +42,7 @@ def simulator_episode(llm, turns, max_tokens=16):
 
 @pytest.fixture(scope="module")
 def llms():
-    from personalwab.llm_hf import smollm2
+    from personalwab.llm.hf import smollm2
     return smollm2(cache=False, prefix_cache=False), smollm2(cache=False)
 
 
@@ -62,8 +62,8 @@ def test_prefix_cache_gives_identical_answers(llms):
 def test_episodes_in_parallel_give_the_answers_of_one_after_another(llms):
     "The runner's workers share one backend (greedy calls run concurrently, one torch thread each): same answers, token for token."
     import concurrent.futures as cf
-    from personalwab.config import torch_threads
-    from personalwab.llm_hf import smollm2
+    from personalwab.core.config import torch_threads
+    from personalwab.llm.hf import smollm2
     off, _ = llms
     alone = [agent_episode(off, turns) for turns in EPISODES]
     shared = smollm2(cache=False)                       # prefix cache on, shared by the threads as in a run

@@ -1,7 +1,7 @@
 """The committed evidence (results/) as `make reproduce` first checks it: every published trajectory, function and web
 track, single- and multi-turn, is graded again by this checkout's scorer and scores what it was published with."""
 from pathlib import Path
-from personalwab.published import rescore_published, results_dir
+from personalwab.evidence.published import rescore_published, results_dir
 
 
 def test_every_published_trajectory_regrades_to_its_published_score():
@@ -17,11 +17,11 @@ def test_regrading_ignores_a_recommender_trained_on_this_machine(tmp_path, monke
     published record to its published score: recommendations are graded with the published model read from results/.
     The same records graded with this machine's model differ (so the check would fail if it used it)."""
     import sys
-    from personalwab.config import cache_dir
-    from personalwab.published import local_sasrec, restore_run
-    from personalwab.rescore import rescore
-    from personalwab.runconfig import load_data
-    from personalwab.sasrec import SASRecConfig, data_key, train_sasrec
+    from personalwab.core.config import cache_dir
+    from personalwab.evidence.published import local_sasrec, restore_run
+    from personalwab.run.rescore import rescore
+    from personalwab.run.config import load_data
+    from personalwab.env.sasrec import SASRecConfig, data_key, train_sasrec
     monkeypatch.setenv("PERSONALWAB_CACHE", str(tmp_path/"cache"))
     b = load_data("default", progress=False)
     train_sasrec(b, seed=1, epochs=20, out_dir=cache_dir("sasrec", data_key(b, SASRecConfig())), progress=False)

@@ -12,12 +12,12 @@ something is really learned, not only that the plumbing runs:
 import json
 import pytest
 
-from personalwab.config import repo_root
+from personalwab.core.config import repo_root
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    from personalwab.puma_pipeline import load_config, run_pipeline
+    from personalwab.puma.pipeline import load_config, run_pipeline
     cfg = load_config(repo_root()/"configs/puma/tiny.yaml", {"work_dir": str(tmp_path_factory.mktemp("puma"))})
     return cfg, run_pipeline(cfg)
 
@@ -31,8 +31,8 @@ def test_sft_learns(trained):
 
 
 def test_sft_model_identifies_functions_on_held_out_tasks(trained):
-    from personalwab.puma_pipeline import benchmark, base_model_path, sample_split
-    from personalwab.puma_train import function_accuracy
+    from personalwab.puma.pipeline import benchmark, base_model_path, sample_split
+    from personalwab.puma.train import function_accuracy
     cfg, _ = trained
     test = sample_split(benchmark(cfg), "test", 45, seed=1)            # held out: the test split
     before = function_accuracy(base_model_path(cfg), test)
@@ -51,8 +51,8 @@ def test_dpo_prefers_chosen(trained):
 
 
 def test_final_model_served_and_resume(trained):
-    from personalwab.llm import get_llm
-    from personalwab.puma_pipeline import run_pipeline, STAGES
+    from personalwab.llm.base import get_llm
+    from personalwab.puma.pipeline import run_pipeline, STAGES
     cfg, res = trained
     assert res["merge"]["model"] == f"hf:{cfg.final_model}"
     assert not any("lora" in p.name for p in cfg.final_model.iterdir())
@@ -65,7 +65,7 @@ def test_final_model_served_and_resume(trained):
 
 def test_stage_configs_match_all_yaml():
     "configs/puma/<stage>.yaml hold exactly the settings of all.yaml, so stage-by-stage and 'all' runs agree."
-    from personalwab.puma_pipeline import STAGES, load_config
+    from personalwab.puma.pipeline import STAGES, load_config
     root = repo_root()/"configs/puma"
     full = load_config(root/"all.yaml")
     for s in STAGES:
@@ -77,8 +77,8 @@ def test_stage_configs_match_all_yaml():
 
 def test_train_cfg_fields_are_train_params():
     "The training settings are declared once (puma_train.TrainSettings): the stage settings and the trainer parameters take them from there."
-    from personalwab.puma_pipeline import DPOCfg, SFTCfg, TrainCfg
-    from personalwab.puma_train import TrainParams, TrainSettings
+    from personalwab.puma.pipeline import DPOCfg, SFTCfg, TrainCfg
+    from personalwab.puma.train import TrainParams, TrainSettings
     assert issubclass(TrainCfg, TrainSettings) and issubclass(TrainParams, TrainSettings) and "learning_rate" not in vars(TrainCfg).get("__annotations__", {})
     assert list(TrainCfg.model_fields) == list(TrainSettings.model_fields) == list(TrainParams.model_fields)[:-1]
     assert list(SFTCfg.model_fields)[-1] == "kinds" and list(DPOCfg.model_fields)[-1] == "beta"

@@ -1,10 +1,10 @@
 """PUMA stages resume to the same bytes: a candidates run killed (really, SIGKILL) or torn mid-line and
 resumed writes exactly the file of an uninterrupted run; so does the prepare stage's search-label cache.
-Real tiny models: the tiny ChatML Llama of `puma_train.tiny_base_model` and the in-process `get_llm("tiny")`."""
+Real tiny models: the tiny ChatML Llama of `puma.train.tiny_base_model` and the in-process `get_llm("tiny")`."""
 import json, os, signal, subprocess, sys, time, warnings
 from pathlib import Path
 import pytest
-from personalwab.puma_data import Example
+from personalwab.puma.data import Example
 
 KW = dict(n_sample=4, temperature=1.5, num_beams=2, max_new_tokens=12, batch_size=4, seed=3, progress=False)
 
@@ -15,13 +15,13 @@ def examples(n):
 
 @pytest.fixture(scope="module")
 def model():
-    from personalwab.puma_train import tiny_base_model
+    from personalwab.puma.train import tiny_base_model
     return tiny_base_model()
 
 @pytest.fixture(scope="module")
 def full(model, tmp_path_factory):
     "An uninterrupted run over 10 examples (3 batches, the last one short)."
-    from personalwab.puma_train import generate_candidates
+    from personalwab.puma.train import generate_candidates
     p = tmp_path_factory.mktemp("full")/"candidates.jsonl"
     rows = generate_candidates(model, examples(10), p, **KW)
     assert len(rows) == 10 and any(r["sampled"] for r in rows)
@@ -37,7 +37,7 @@ def _cuts(data: bytes) -> list[int]:
 
 @pytest.mark.parametrize("k", range(5))
 def test_candidates_torn_and_resumed_are_bit_identical(model, full, tmp_path, k):
-    from personalwab.puma_train import generate_candidates
+    from personalwab.puma.train import generate_candidates
     cut = _cuts(full)[k]
     p = tmp_path/"candidates.jsonl"; p.write_bytes(full[:cut])
     with warnings.catch_warnings():
@@ -53,7 +53,7 @@ import os, signal, sys, threading, time
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from test_puma_resume import KW, examples
-from personalwab.puma_train import generate_candidates
+from personalwab.puma.train import generate_candidates
 out, limit = Path({out!r}), {limit}
 def killer():
     while not (out.exists() and out.stat().st_size >= limit): time.sleep(0.005)
@@ -65,7 +65,7 @@ time.sleep(60)
 
 def test_candidates_killed_and_resumed_are_bit_identical(model, full, tmp_path):
     "A real SIGKILL once about a third of the file is written, then a resume in this process."
-    from personalwab.puma_train import generate_candidates
+    from personalwab.puma.train import generate_candidates
     out = tmp_path/"candidates.jsonl"
     code = CHILD.format(tests=str(Path(__file__).parent), out=str(out), limit=len(full) // 3, model=str(model))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
@@ -79,9 +79,9 @@ def test_candidates_killed_and_resumed_are_bit_identical(model, full, tmp_path):
 
 def test_search_label_cache_torn_tail(tmp_path):
     "prepare's search_labels.jsonl: a torn last line no longer fails every rerun; the resumed cache equals an uninterrupted one."
-    from personalwab.llm import get_llm
-    from personalwab.puma_data import search_labels
-    from personalwab.schema import tiny_benchmark
+    from personalwab.llm.base import get_llm
+    from personalwab.puma.data import search_labels
+    from personalwab.data.schema import tiny_benchmark
     b = tiny_benchmark()
     items = [(t.model_copy(update={"id": f"train-{i:05d}", "task": f"{t.task} (variant {i})"}), "memory") for i, t in enumerate(b.tasks["train"] * 4)]
     llm = get_llm("tiny", cache=False)
@@ -95,7 +95,7 @@ def test_search_label_cache_torn_tail(tmp_path):
         assert p.read_bytes() == data
 
 
-# ---- whole stages: `python -m personalwab.puma_pipeline STAGE` killed with SIGKILL, then resumed -------------
+# ---- whole stages: `python -m personalwab.puma.pipeline STAGE` killed with SIGKILL, then resumed -------------
 SMALL = {"tiny_warmup_steps": 0, "torch_threads": 1, "prepare.limit": 6, "prepare.function_limit": 6, "prepare.llm": "tiny",
          "sft.max_steps": 2, "candidates.limit": 6, "candidates.n_sample": 4, "candidates.num_beams": 2,
          "candidates.max_new_tokens": 12, "candidates.batch_size": 4}
@@ -103,14 +103,14 @@ OUTPUTS = {"prepare": ["search_labels.jsonl", "function.jsonl", "param.jsonl", "
            "candidates": ["candidates.jsonl", "scored.jsonl", "dpo.jsonl"]}
 
 def _cfg(work):
-    from personalwab.config import repo_root
-    from personalwab.puma_pipeline import load_config
+    from personalwab.core.config import repo_root
+    from personalwab.puma.pipeline import load_config
     return load_config(repo_root()/"configs/puma/tiny.yaml", {"work_dir": str(work), **SMALL})
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     "prepare -> sft -> candidates, uninterrupted: the bytes every resumed run must reproduce."
-    from personalwab.puma_pipeline import run_pipeline
+    from personalwab.puma.pipeline import run_pipeline
     cfg = _cfg(tmp_path_factory.mktemp("ref"))
     run_pipeline(cfg, ("prepare", "sft", "candidates"), log=lambda *_: None)
     return cfg, {s: {f: (cfg.dir(s)/f).read_bytes() for f in fs} for s, fs in OUTPUTS.items()}
@@ -130,14 +130,14 @@ def _kill_when(cmd, watch: Path, min_bytes: int, timeout=600):
 @pytest.mark.parametrize("stage", ["prepare", "candidates"])
 def test_stage_killed_and_resumed_is_bit_identical(reference, tmp_path, stage):
     import shutil
-    from personalwab.puma_pipeline import run_stage
+    from personalwab.puma.pipeline import run_stage
     ref_cfg, ref = reference
     cfg = _cfg(tmp_path/"run")
     for s in ("prepare", "sft"):                         # earlier stages: copied from the reference run
         if s == stage: break
         shutil.copytree(ref_cfg.dir(s), cfg.dir(s))
     first = OUTPUTS[stage][0]
-    cmd = [sys.executable, "-m", "personalwab.puma_pipeline", stage, "--set", *[f"{k}={v}" for k, v in {"work_dir": str(cfg.root), **SMALL}.items()]]
+    cmd = [sys.executable, "-m", "personalwab.puma.pipeline", stage, "--set", *[f"{k}={v}" for k, v in {"work_dir": str(cfg.root), **SMALL}.items()]]
     cmd.insert(cmd.index("--set"), "--config"); cmd.insert(cmd.index("--set"), str(Path(__file__).parents[1]/"configs/puma/tiny.yaml"))
     killed, err = _kill_when(cmd, cfg.dir(stage)/first, len(ref[stage][first]) // 3)
     assert killed, f"the {stage} stage finished before it could be killed: {err[-1500:]}"

@@ -25,8 +25,8 @@ def test_paper_notebook_smoke(nb, tmp_path):
 def test_statistics_notebook_runs_on_official_format_data(tmp_path):
     "Official-format files instead of the embedded benchmark by changing the `data` parameter only (the release's layout, written from the default benchmark)."
     import papermill as pm
-    from personalwab.data import load_benchmark
-    from personalwab.official import write_official
+    from personalwab.data.load import load_benchmark
+    from personalwab.data.official import write_official
     release = tmp_path/"release"
     write_official(load_benchmark(progress=False), release)
     nb = ROOT/"nbs"/"paper"/"table2_fig3_fig4_statistics.ipynb"
@@ -128,7 +128,7 @@ def test_claims_of_a_run_are_compared_with_the_committed_ones(tmp_path):
 
 def test_published_plan_parameters_are_parameters_of_the_notebooks():
     "The default and full profiles give each paper notebook the plan's values under its own parameter names: none misspelt."
-    from personalwab.published import load_plan, notebook_parameters
+    from personalwab.evidence.published import load_plan, notebook_parameters
     plan = load_plan()
     for nb in PAPER_NBS:
         if nb.stem.startswith("web"): continue               # the web track is not in the published plan yet
@@ -178,7 +178,7 @@ def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, c
     """The quick profile's fine-tuned web agent is the published one, merged again into the runs folder; a recipe other than
     the published one is not restored (one line says why, nothing is copied) and the report lists the agent as not run."""
     sys.path.insert(0, str(ROOT/"tools"))
-    import reproduce, personalwab.published as published
+    import reproduce, personalwab.evidence.published as published
     monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs"))
     plan = published.load_plan()
     wc = published.web_agent_config(plan)                          # its root follows $PERSONALWAB_RUNS

@@ -1,4 +1,4 @@
-"""Shared state has one owner (`personalwab.resources`), keyed by content, and the package's structure stays simple.
+"""Shared state has one owner (`personalwab.env.resources`), keyed by content, and the package's structure stays simple.
 
 * two benchmarks in one process never share a searcher, also when the first one has been
   garbage-collected and the second may get its `id()` (the bug of the old `id`-keyed caches);
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from personalwab.env import Action, make_env
-from personalwab.resources import Resources
-from personalwab.schema import Benchmark, tiny_benchmark
+from personalwab.env.environment import Action, make_env
+from personalwab.env.resources import Resources
+from personalwab.data.schema import Benchmark, tiny_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT/"personalwab"
@@ -49,7 +49,7 @@ def test_collected_benchmark_never_lends_its_searcher():
 
 
 def test_tiny_and_default_never_share_a_searcher():
-    from personalwab.data import load_benchmark
+    from personalwab.data.load import load_benchmark
     tiny = tiny_benchmark()
     s_tiny = Resources(tiny).searcher("bm25s")
     assert s_tiny.search("running shoes", 3) and set(s_tiny.search("running shoes", 3)) <= set(tiny.products)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from personalwab.runconfig import RunConfig, load_config_file
-from personalwab.runner import run
-from personalwab.records import latest_records, read_jsonl
+from personalwab.run.config import RunConfig, load_config_file
+from personalwab.run.runner import run
+from personalwab.run.records import latest_records, read_jsonl
 
 PINNED = [  # (config, hash before #26)
     (dict(method="oracle"), "4992de8a94c0acdc6068d94aa25de506979808e7001fcc0031e0a0325b9e480f"),

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from personalwab.runner import RunConfig, latest_records, load_results, read_jsonl
+from personalwab.run.runner import RunConfig, latest_records, load_results, read_jsonl
 
 N_TASKS = 40
 CHILD = """
 import sys
-from personalwab.runner import RunConfig, run
+from personalwab.run.runner import RunConfig, run
 run(RunConfig.model_validate_json(sys.argv[1]), out_dir=sys.argv[2], progress=False)
 """
 # What must be identical between the resumed and the clean run (timings, seeds-of-attempt and
@@ -105,7 +105,7 @@ def test_kill_and_resume_equals_clean_run(tmp_path):
 def test_second_process_on_same_run_is_refused(tmp_path):
     "Two processes appending to one results file would interleave lines: the second must fail at once."
     from filelock import FileLock
-    from personalwab.runner import run, run_dir
+    from personalwab.run.runner import run, run_dir
     cfg = _cfg()
     d = run_dir(cfg, tmp_path); d.mkdir(parents=True)
     with FileLock(str(d/".lock")):

@@ -3,7 +3,7 @@ on generated product-like text: the same terms, in the same order, for every str
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from personalwab.search import analyze, java_class, porter_stem
+from personalwab.env.search import analyze, java_class, porter_stem
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFXYZ0123456789 .,;:'’_-$%&/()[]{}\"!?#+*éñüß東京"
 WORDS = ["it's", "users'", "4.5", "1,299.00", "3.5mm", "USB-C", "e.g.", "don't", "B07XYZ1234", "technology",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from personalwab.puma_pipeline import load_config
+from personalwab.puma.pipeline import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = {  # config: {stage: (sha of the stage settings, sha of the trainer parameters with seed 7)}

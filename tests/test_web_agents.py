@@ -4,7 +4,7 @@ Llama (a prompted, a ReAct, the fine-tuned and a planner method: the rules), as 
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
-from personalwab.runconfig import RunConfig
+from personalwab.run.config import RunConfig
 
 BIN = Path(sys.executable).parent/"personalwab"
 TASKS = ["test-00000", "test-00028", "test-00001"]          # a search, the shortest recommendation, a review
@@ -24,7 +24,7 @@ def check(rec: dict, steps: int) -> None:
 @pytest.mark.xdist_group("web_agents_smollm2")
 @pytest.mark.parametrize("method", ["no_memory", "relevant_memory", "puma_gpt", "react"])
 def test_smollm2_on_pages(method, tmp_path):
-    from personalwab.data import load_benchmark
+    from personalwab.data.load import load_benchmark
     from personalwab.web.run import run_web
     b = load_benchmark(progress=False)
     cfg = RunConfig(method=method, agent_llm="smollm2", split="test", task_ids=TASKS, params={"max_tokens": 48, "step_eval_limit": 2, "memory_length": 5})
@@ -41,7 +41,7 @@ def _run(*args, cwd):
                           env=os.environ | {"PYTHONWARNINGS": "ignore"})
 
 def test_cli_runs_model_agents_on_pages(tmp_path):
-    from personalwab.llm_hf import tiny_model_path
+    from personalwab.llm.hf import tiny_model_path
     (tmp_path/"web.yaml").write_text("env_params: {engine: bm25s, max_page_steps: 2}\nparams: {max_tokens: 16}\n")
     for method, extra in (("no_memory", []), ("react", []), ("rules", []), ("scribe", ["--param", f"model={tiny_model_path()}"])):
         r = _run(method, "--interface", "web", "--data", "tiny", "--agent-llm", "tiny", "--config", str(tmp_path/"web.yaml"),

@@ -1,10 +1,10 @@
 """An oracle episode in real Chromium equals the in-process one: the same URLs, observations, logged calls and
 scores; screenshots are saved with the acted-on element outlined. Skipped only where no Chromium is installed."""
 import pytest
-from personalwab.data import load_benchmark
-from personalwab.env import make_env
-from personalwab.resources import Resources
-from personalwab.simulator import UserSimulator
+from personalwab.data.load import load_benchmark
+from personalwab.env.environment import make_env
+from personalwab.env.resources import Resources
+from personalwab.env.simulator import UserSimulator
 from personalwab.web.drivers import chromium_path
 from personalwab.web.env import ShopEnv
 from personalwab.web.gold import REVIEW_BUTTON, gold_trajectory
@@ -60,8 +60,8 @@ def test_text_area_line_breaks_and_markup_reach_the_function_alike(tmp_path):
 def test_a_chromium_run_leaves_no_browser_or_port(tmp_path):
     "`run_web` on Chromium with two workers: afterwards no browser or driver process of this test, and no port it listens on."
     import psutil, time
-    from personalwab.runconfig import RunConfig
-    from personalwab.schema import tiny_benchmark
+    from personalwab.run.config import RunConfig
+    from personalwab.data.schema import tiny_benchmark
     from personalwab.web.run import run_web
     me = psutil.Process()
     def alive(): return {p.pid for p in me.children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE}
@@ -79,7 +79,7 @@ def test_a_chromium_run_leaves_no_browser_or_port(tmp_path):
 def test_kept_pages_of_a_chromium_run_name_their_screenshots(tmp_path):
     "`run_web(keep_pages=True)` on Chromium: each page step's record names its screenshot, saved in the run folder."
     import json
-    from personalwab.runconfig import RunConfig
+    from personalwab.run.config import RunConfig
     from personalwab.web.run import SHOTS, run_web
     r = run_web(RunConfig(method="oracle", data="tiny", env_params={"engine": "bm25s"}), tmp_path, driver="chromium", progress=False, keep_pages=True)
     rec = json.loads((r.dir/"results.jsonl").read_text().splitlines()[0])
@@ -91,8 +91,8 @@ def test_kept_pages_of_a_chromium_run_name_their_screenshots(tmp_path):
 
 def test_a_planner_runs_alike_in_chromium(tmp_path):
     "The rules as a planner (web.planned) on the tiny benchmark's tasks: in Chromium the same page steps, calls and scores as in process."
-    from personalwab.runconfig import RunConfig
-    from personalwab.schema import tiny_benchmark
+    from personalwab.run.config import RunConfig
+    from personalwab.data.schema import tiny_benchmark
     from personalwab.web.run import run_web
     import json
     cfg = RunConfig(method="rules", split="train", env_params={"engine": "bm25s"})
@@ -110,8 +110,8 @@ CHAT_CHILD = '''
 "`personalwab run` whose web agent only chats: each page step waits while the shop's server computes the simulated user's reply."
 import sys
 from pathlib import Path
-from personalwab.llm import get_llm
-from personalwab.resources import shared
+from personalwab.llm.base import get_llm
+from personalwab.env.resources import shared
 from personalwab.web import run as web_run
 shared(("llm", "smollm2"), lambda: get_llm("smollm2", cache=False))   # every reply computed (seconds), none from the cache
 LOG = Path(sys.argv[1])

@@ -1,9 +1,9 @@
 """Whatever a model does on the shop's pages, `ShopEnv.step` never raises, never leaves a node it showed
 unusable, and the episode it records stays consistent with the `WebEnv` inside (hypothesis)."""
 from hypothesis import HealthCheck, given, settings, strategies as st
-from personalwab.env import make_env
-from personalwab.schema import tiny_benchmark
-from personalwab.search import get_searcher
+from personalwab.env.environment import make_env
+from personalwab.data.schema import tiny_benchmark
+from personalwab.env.search import get_searcher
 from personalwab.web.env import ShopEnv
 
 TB = tiny_benchmark()

@@ -2,10 +2,10 @@
 default benchmark, single- and multi-turn (real pyserini, SASRec and MiniLM; the oracle never talks, so the
 multi-turn simulator is never asked), on pages cut to the web runs' budget."""
 import pytest
-from personalwab.data import load_benchmark
-from personalwab.env import make_env, run_oracle
-from personalwab.resources import Resources
-from personalwab.simulator import UserSimulator
+from personalwab.data.load import load_benchmark
+from personalwab.env.environment import make_env, run_oracle
+from personalwab.env.resources import Resources
+from personalwab.env.simulator import UserSimulator
 from personalwab.web.env import ShopEnv
 from personalwab.web.gold import evaluate_steps, gold_trajectory, replay_gold, step_metrics
 
@@ -45,8 +45,8 @@ def test_step_metrics_of_the_gold_policy_are_perfect(bench):
 
 def test_web_run_through_the_runner_scores_as_the_function_run(bench, tmp_path):
     "The runner runs the web oracle (resumable records with page steps) and it scores what the function oracle does."
-    from personalwab.runconfig import RunConfig
-    from personalwab.runner import run
+    from personalwab.run.config import RunConfig
+    from personalwab.run.runner import run
     from personalwab.web.run import run_web, web_config
     b, res = bench
     cfg = RunConfig(method="oracle", limit=9, sample="stratified")

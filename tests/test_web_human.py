@@ -56,7 +56,7 @@ def shown(page) -> list[float]:
     return vals
 
 def test_a_person_plays_a_search_and_a_review_into_one_run(browser, tmp_path):
-    from personalwab.runconfig import load_data
+    from personalwab.run.config import load_data
     b = load_data("default", progress=False)
     search, review = b.task("test-00000"), b.task("test-00001")
     page = browser.new_page()

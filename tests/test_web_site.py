@@ -1,8 +1,8 @@
 """The shop renders every text escaped, logs page actions as function calls, and serves each environment on its own port."""
 import socket
-from personalwab.env import make_env
-from personalwab.schema import Behaviour, Review, tiny_benchmark
-from personalwab.search import get_searcher
+from personalwab.env.environment import make_env
+from personalwab.data.schema import Behaviour, Review, tiny_benchmark
+from personalwab.env.search import get_searcher
 from personalwab.web.drivers import InProcessDriver, ShopServer
 from personalwab.web.env import ShopEnv
 from personalwab.web.observation import number_nodes, parse_page

@@ -3,7 +3,7 @@ SFT setting runs SFT, merge and gate again, not the examples), and the merged mo
 import json
 from pathlib import Path
 import pytest
-from personalwab.config import repo_root
+from personalwab.core.config import repo_root
 from personalwab.web.train import WEB_STAGES, load_web_config, run_pipeline
 
 def test_configs_load_and_match_the_evaluation():
@@ -29,8 +29,8 @@ def test_tiny_pipeline_resumes_and_serves_scribe(tmp_path):
     again = run_pipeline(load_web_config(repo_root()/"configs/web/tiny.yaml", {"work_dir": str(tmp_path/"w"), "sft.max_steps": 2}), log=logs.append)
     skipped = [s for s in WEB_STAGES if any(l.startswith(f"[web] {s}: done already") for l in logs)]
     assert skipped == ["prepare"] and again["sft"]["steps"] == 2 and again["prepare"] == first["prepare"]
-    from personalwab.runconfig import RunConfig
-    from personalwab.schema import tiny_benchmark
+    from personalwab.run.config import RunConfig
+    from personalwab.data.schema import tiny_benchmark
     from personalwab.web.run import run_web
     run = RunConfig(method="scribe", agent_llm="tiny", split="test", env_params={"engine": "bm25s"},
                     params={"model": str(cfg.final_model), "max_tokens": 16, "step_eval_limit": 1})

@@ -5,7 +5,7 @@ each worker gets one torch thread on two cores). Every task's actions, scores an
 counts must be those of the one-worker run. A real (tiny) Hugging Face model answers, with its
 response cache off so that both runs really call it.
 """
-from personalwab.runner import RunConfig, run, agent_kwargs
+from personalwab.run.runner import RunConfig, run, agent_kwargs
 
 
 def _records(result):
@@ -16,8 +16,8 @@ def _records(result):
 
 
 def test_two_workers_record_what_one_records(tmp_path):
-    from personalwab.llm_hf import tiny
-    from personalwab.methods import get_agent
+    from personalwab.llm.hf import tiny
+    from personalwab.agents.methods import get_agent
     llm = tiny(cache=False)
     factory = lambda cfg, b: get_agent(cfg.method, llm, b, **agent_kwargs(cfg))
     for method in ("no_memory", "relevant_memory"):

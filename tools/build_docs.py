@@ -304,7 +304,7 @@ def runs_used(nb) -> dict[str, str]:
     return found
 
 def method_labels() -> dict[str, str]:
-    try: from personalwab.paper import METHOD_LABELS; return dict(METHOD_LABELS)
+    try: from personalwab.reproduce.paper import METHOD_LABELS; return dict(METHOD_LABELS)
     except Exception: return {}
 
 def inline_md(text: str) -> str:
@@ -394,7 +394,7 @@ def all_runs(runs: Path) -> list[str]:
 
 def trajectory_pages(runs: Path, names: list[str]) -> list[tuple[str, str, str | None, str]]:
     "(href, title, description, body HTML) for each named run found under `runs`, and each of its tasks."
-    from personalwab.trajectory import site_pages
+    from personalwab.reproduce.trajectory import site_pages
     return site_pages(runs, names)
 
 # ---------------------------------------------------------------- processing (nbdev) in a scratch copy
@@ -428,11 +428,11 @@ def main(argv=None):
     runs = Path(args.runs) if args.runs else None
     with tempfile.TemporaryDirectory(prefix="pwab-docs-") as tmp:
         if runs is None and (Path(args.results)/"runs").is_dir():   # the published episodes: a page per run and per task
-            from personalwab.published import restore_all
+            from personalwab.evidence.published import restore_all
             runs = Path(tmp)/"published-runs"; restore_all(args.results, runs); args.all_runs = True
         if runs is None:
             try:
-                from personalwab.config import runs_dir; runs = runs_dir()
+                from personalwab.core.config import runs_dir; runs = runs_dir()
             except Exception: runs = None
         proc = Path(args.proc) if args.proc else process(Path(tmp))
         if args.keep and not args.proc:

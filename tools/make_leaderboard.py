@@ -12,12 +12,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--oracle", action="store_true", help="also run the oracle on every test task and prepare its submission")
     args = ap.parse_args(argv)
-    from personalwab.config import offline
+    from personalwab.core.config import offline
     offline()
-    from personalwab.leaderboard import leaderboard_dir, prepare, validate, write_leaderboard_files
+    from personalwab.evidence.leaderboard import leaderboard_dir, prepare, validate, write_leaderboard_files
     for p in write_leaderboard_files(): print(f"wrote {p.relative_to(leaderboard_dir().parent)}")
     if not args.oracle: return
-    from personalwab.runner import RunConfig, run
+    from personalwab.run.runner import RunConfig, run
     with tempfile.TemporaryDirectory() as tmp:
         res = run(RunConfig(method="oracle", workers=2), out_dir=tmp, progress=False)
         out = leaderboard_dir()/"submissions"/"oracle-default-single"

@@ -91,7 +91,7 @@ def label_illustration(out: Path) -> int:
 def restore_quick_web_agent() -> bool:
     """The quick profile's fine-tuned web agent: the published one (results/web/), merged again into runs/, when the plan's
     recipe (configs/web/scribe.yaml) is the one published; otherwise one line says why and the report lists it as not run."""
-    from personalwab.published import load_plan, restore_plan_web_agent
+    from personalwab.evidence.published import load_plan, restore_plan_web_agent
     try: ok = restore_plan_web_agent(load_plan(), log=lambda *a: None) is not None
     except ValueError as e: print(f"  the fine-tuned web agent: not restored ({e})", flush=True); return False
     print("  the fine-tuned web agent: restored from its published adapter (results/web/)" if ok else
@@ -128,7 +128,7 @@ def check_published(log=print) -> int:
     """The first check of the published evidence (results/, see `personalwab publish`): every published trajectory is
     graded again by this checkout's scorer; prints one line per run, and
     returns the number of records whose score differs from the published one (any makes the reproduction fail)."""
-    from personalwab.published import rescore_published, results_dir
+    from personalwab.evidence.published import rescore_published, results_dir
     if not (results_dir()/"runs").exists(): log("\nNo published runs in results/ to check."); return 0
     df = rescore_published(log=lambda *a: None)
     log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
@@ -142,15 +142,15 @@ def check_published(log=print) -> int:
 def restore_published(runs: Path, log=print) -> dict | None:
     """Restore the published runs, the recommender they used and the plan's PUMA model into `runs` (which must be
     $PERSONALWAB_RUNS already); returns PUMA's model specs (`experiments.puma_models`) when its model is published."""
-    from personalwab.published import load_plan, restore_all, restore_puma, restore_sasrec, trained_puma
-    from personalwab.experiments import puma_config
+    from personalwab.evidence.published import load_plan, restore_all, restore_puma, restore_sasrec, trained_puma
+    from personalwab.reproduce.experiments import puma_config
     plan, t0 = load_plan(), time.time()
     dirs = restore_all(None, runs)
     sas = restore_sasrec(plan.data, log=lambda *a: None)
     pc = puma_config(plan.puma_config, data=plan.data)
     meta = restore_puma(pc, log=lambda *a: None)
     models = trained_puma(plan) if meta else None
-    from personalwab.published import restore_plan_web_agent
+    from personalwab.evidence.published import restore_plan_web_agent
     restore_plan_web_agent(plan, log=lambda *a: None)   # the specialised web agent the web runs used, merged again
     log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
         + f" into {runs.relative_to(ROOT) if runs.is_relative_to(ROOT) else runs} ({time.time() - t0:.0f}s)")
@@ -167,8 +167,8 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
     time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
     import shutil
-    from personalwab.published import load_plan
-    from personalwab.verify import verify_published, verification_markdown
+    from personalwab.evidence.published import load_plan
+    from personalwab.evidence.verify import verify_published, verification_markdown
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
     df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads, log=lambda *a: None)
@@ -266,11 +266,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     import papermill as pm
-    from personalwab.config import ignore_library_notices
+    from personalwab.core.config import ignore_library_notices
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
                  # the executed notebooks are the reports the docs site shows: no progress bars in them (the kernels inherit these)
                  "TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
-                 # the libraries' notices about themselves (personalwab.config.LIBRARY_NOTICES): off the console and the notebooks
+                 # the libraries' notices about themselves (personalwab.core.config.LIBRARY_NOTICES): off the console and the notebooks
                  "PYTHONWARNINGS": ignore_library_notices(), "TRANSFORMERS_VERBOSITY": "error"}.items():
         os.environ.setdefault(k, v)
     smoke, quick, check = args.profile == "smoke", args.profile == "quick", args.profile == "default"
@@ -283,7 +283,7 @@ def main(argv=None) -> int:
     failures, t00, differ, changed, skipped = [], time.time(), 0, 0, []
     plan, done = None, None
     if check or args.profile == "full":
-        from personalwab.published import load_plan, notebook_parameters
+        from personalwab.evidence.published import load_plan, notebook_parameters
         plan = load_plan()
     if check:
         work = ROOT/"runs"/"reproduce"
@@ -295,7 +295,7 @@ def main(argv=None) -> int:
         if not args.only:
             differ = check_published()
             if differ: failures.append(f"published scores ({differ} records differ)")
-        from personalwab.published import progress
+        from personalwab.evidence.published import progress
         prog = progress(plan, work/"runs", puma=models)
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)

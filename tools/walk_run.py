@@ -12,8 +12,8 @@ Measured for issue #26 (one owner for the run directory):
                     exit; records.py and provenance.py only through it; runner.py returned to 3 times
 """
 import sys, tempfile, collections
-from personalwab.runconfig import RunConfig
-import personalwab.runner as R
+from personalwab.run.config import RunConfig
+import personalwab.run.runner as R
 
 def walk(cfg, out):
     seq = []
