@@ -19,7 +19,8 @@ import typer
 from pydantic import ValidationError
 from .core.config import ignore_library_notices, offline
 from .core.encoding import encodable
-from .run.config import RunConfig, UsageError, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
+from .run.config import RunConfig, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
+from .core.config import UsageError
 from .env.track import track_spec
 from .run.records import results_path
 from .run.results import score, summary_path, view
@@ -154,7 +155,8 @@ def run_interface(cfg: RunConfig, interface: str | None = None, driver: str | No
     if interface == "functions" and driver: raise UsageError(f"--driver {driver}: a driver shows the shop's pages; it needs --interface web")
     if interface == "functions" and not p: return cfg, interface          # nothing of the web to look at (no import of it)
     from personalwab.web.env import DRIVERS
-    from personalwab.web.run import WEB_KEYS, function_config, web_config
+    from personalwab.run.config import WEB_KEYS, function_config
+    from personalwab.web.run import web_config
     if interface == "web":
         if driver and driver not in DRIVERS: raise UsageError(f"--driver must be one of {', '.join(DRIVERS)}, got {driver!r}")
         return web_config(cfg, driver or p.get("driver") or "inprocess"), interface

@@ -9,15 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 from ..data.schema import Track
+from ..env.metrics import Embedder, get_embedder
 
 # %% auto #0
 __all__ = ['PAPER_MEMORY_LENGTH', 'ORIGINAL_MEMORY_LENGTH', 'PUMA_MEMORY_LENGTH', 'PUMA_TOKEN_BUDGETS', 'Tokenizer',
            'INTEREC_UPDATE_PROMPT', 'PROFILE_READ', 'PROFILE_DEPTH', 'TASKSPECIFIC_FIELDS', 'TASKSPECIFIC_SEP',
            'MEMORIES', 'memory_length', 'format_behaviour', 'format_records', 'count_tokens', 'fit_records',
-           'fit_prefix', 'Embedder', 'get_embedder', 'Memory', 'NoMemory', 'LastMemory', 'RandomMemory',
-           'RelevantMemory', 'RecMindMemory', 'InteRecProfile', 'InteRecProfiles', 'interec_update_messages',
-           'parse_profile_update', 'InteRecMemory', 'as_task_type', 'taskspecific_record', 'taskspecific_behaviours',
-           'taskspecific_memory', 'TaskSpecificMemory', 'get_memory']
+           'fit_prefix', 'Memory', 'NoMemory', 'LastMemory', 'RandomMemory', 'RelevantMemory', 'RecMindMemory',
+           'InteRecProfile', 'InteRecProfiles', 'interec_update_messages', 'parse_profile_update', 'InteRecMemory',
+           'as_task_type', 'taskspecific_record', 'taskspecific_behaviours', 'taskspecific_memory',
+           'TaskSpecificMemory', 'get_memory']
 
 # %% ../../nbs/agents/40_memory.ipynb #2a8ae708
 import numpy as np
@@ -97,36 +98,6 @@ def fit_prefix(items: list, fits: Callable[[list], bool]) -> list:
         if fits(items[:mid]): lo = mid
         else: hi = mid - 1
     return items[:lo]
-
-# %% ../../nbs/agents/40_memory.ipynb #c1ed50ca
-class Embedder:
-    "Cached, batched MiniLM sentence embeddings (rows L2-normalised); thread-safe."
-    def __init__(self, model=None):
-        self._model, self._cache, self._lock = model, {}, threading.Lock()
-
-    def _load(self):
-        if self._model is None:
-            from personalwab.env.metrics import get_review_scorer
-            self._model = get_review_scorer().model
-        return self._model
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        "Embeddings of `texts`, computing only those not cached yet."
-        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-        with self._lock:
-            todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
-            if todo:
-                src = dict(zip(keys, texts))
-                self._cache.update(zip(todo, np.asarray(self._load().encode([src[k] for k in todo]), dtype=np.float32)))
-            return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
-
-# %% ../../nbs/agents/40_memory.ipynb #d1c6a4c4
-_EMBEDDER: Embedder | None = None
-def get_embedder() -> Embedder:
-    "The process-wide shared `Embedder`."
-    global _EMBEDDER
-    if _EMBEDDER is None: _EMBEDDER = Embedder()
-    return _EMBEDDER
 
 # %% ../../nbs/agents/40_memory.ipynb #06c3cc10
 class Memory:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect, json, types
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, Union, get_args, get_origin, get_type_hints, runtime_checkable
-from ..run.config import UsageError
+from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from ..env.environment import Episode, WebEnv
 from ..llm.base import LLM

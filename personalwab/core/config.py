@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['DEFAULT_LLM', 'OFFLINE_ENV', 'LIBRARY_NOTICES', 'repo_root', 'data_dir', 'cache_dir', 'runs_dir', 'shown_path',
-           'offline', 'ignore_library_notices', 'torch_threads']
+           'offline', 'ignore_library_notices', 'UsageError', 'torch_threads']
 
 # %% ../../nbs/core/00_config.ipynb #ff60dbb1
 import os
@@ -86,6 +86,11 @@ def ignore_library_notices() -> str:
     import warnings
     for m in LIBRARY_NOTICES: warnings.filterwarnings("ignore", message=m)
     return ",".join(f"ignore:{m}" for m in LIBRARY_NOTICES)
+
+# %% ../../nbs/core/00_config.ipynb #1a1ab4c9
+class UsageError(ValueError):
+    "A name, value or path given by the user (option or config file) that cannot be used; the CLI exits with status 2."
+
 
 # %% ../../nbs/core/00_config.ipynb #92693549
 @contextmanager

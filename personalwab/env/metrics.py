@@ -4,7 +4,7 @@
 
 # %% ../../nbs/env/23_metrics.ipynb #801062f6
 from __future__ import annotations
-import threading
+import hashlib, threading
 from collections import OrderedDict
 from typing import Sequence
 import numpy as np
@@ -14,7 +14,7 @@ from ..data.schema import FUNCTION_FOR_TYPE, TASK_TYPES
 
 # %% auto #0
 __all__ = ['METRIC_COLUMNS', 'result_accuracy', 'function_accuracy', 'best_attempt', 'minilm_path', 'MiniLM', 'ReviewScorer',
-           'get_review_scorer', 'weighted_overall', 'bootstrap_ci', 'aggregate']
+           'get_review_scorer', 'Embedder', 'get_embedder', 'weighted_overall', 'bootstrap_ci', 'aggregate']
 
 # %% ../../nbs/env/23_metrics.ipynb #2970ade7
 def result_accuracy(returned: Sequence[str], target_asin: str) -> float:
@@ -113,6 +113,35 @@ def get_review_scorer() -> ReviewScorer:
     with _SCORER_LOCK:
         if _SCORER is None: _SCORER = ReviewScorer()
     return _SCORER
+
+# %% ../../nbs/env/23_metrics.ipynb #c1ed50ca
+class Embedder:
+    "Cached, batched MiniLM sentence embeddings (rows L2-normalised); thread-safe."
+    def __init__(self, model=None):
+        self._model, self._cache, self._lock = model, {}, threading.Lock()
+
+    def _load(self):
+        if self._model is None:
+            self._model = get_review_scorer().model
+        return self._model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        "Embeddings of `texts`, computing only those not cached yet."
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        with self._lock:
+            todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+            if todo:
+                src = dict(zip(keys, texts))
+                self._cache.update(zip(todo, np.asarray(self._load().encode([src[k] for k in todo]), dtype=np.float32)))
+            return np.stack([self._cache[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+
+# %% ../../nbs/env/23_metrics.ipynb #d1c6a4c4
+_EMBEDDER: Embedder | None = None
+def get_embedder() -> Embedder:
+    "The process-wide shared `Embedder`."
+    global _EMBEDDER
+    if _EMBEDDER is None: _EMBEDDER = Embedder()
+    return _EMBEDDER
 
 # %% ../../nbs/env/23_metrics.ipynb #6b30e028
 METRIC_COLUMNS = ("function_acc", "result_acc", "steps")

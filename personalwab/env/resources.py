@@ -88,7 +88,7 @@ class Resources:
 
     def embedder(self):
         "The sentence embedder of relevant memory (one per process)."
-        from personalwab.agents.memory import get_embedder
+        from personalwab.env.metrics import get_embedder
         return get_embedder()
 
     def llm(self, spec: str = DEFAULT_LLM):
@@ -111,15 +111,16 @@ def shared_llm(spec: str):
     return shared(("llm", spec), lambda: get_llm(spec))
 
 # %% ../../nbs/env/26_resources.ipynb #d3854933
-PROCESS_CACHES = {"data": "_MEMO", "llm_hf": "_LOADED", "toolcalls": "_TOKDATA",
-                  "llm_cache": "_DEFAULT", "metrics": "_SCORER", "memory": "_EMBEDDER"}
+PROCESS_CACHES = ("data.load._MEMO", "llm.hf._LOADED", "llm.toolcalls._TOKDATA", "llm.cache._DEFAULT", "env.metrics._SCORER",
+                  "env.metrics._EMBEDDER")   # module (under personalwab) and variable
 
 def process_caches() -> dict[str, int]:
     "Entries held by each process-wide cache of the package (modules not imported yet are left out)."
-    with _BUILT_LOCK: out = {"resources._BUILT": len(_BUILT)}
-    for mod, name in PROCESS_CACHES.items():
+    with _BUILT_LOCK: out = {"env.resources._BUILT": len(_BUILT)}
+    for cache in PROCESS_CACHES:
+        mod, _, name = cache.rpartition(".")
         m = sys.modules.get(f"personalwab.{mod}")
         if m is None: continue
         v = getattr(m, name)
-        out[f"{mod}.{name}"] = len(v) if hasattr(v, "__len__") and not hasattr(v, "score") else int(v is not None)
+        out[cache] = len(v) if hasattr(v, "__len__") and not hasattr(v, "score") else int(v is not None)
     return out

@@ -22,7 +22,8 @@ from ..agents.puma_prompts import function_prompt, param_prompt, as_messages
 
 # %% ../../nbs/puma/50_data.ipynb #e50fe0d3
 from ..agents.rules import same_category_sequence
-from ..agents.memory import taskspecific_memory, taskspecific_behaviours, get_embedder, format_behaviour
+from ..agents.memory import taskspecific_memory, taskspecific_behaviours, format_behaviour
+from ..env.metrics import get_embedder
 
 # %% ../../nbs/puma/50_data.ipynb #94258cea
 @dataclass

@@ -60,7 +60,7 @@ def unavailable(cfg: RunConfig) -> str | None:
     if cfg.method not in FINE_TUNED_WEB: return None
     if not cfg.params.get("model"): return "no fine-tuned model given (params.model)"
     from personalwab.core.config import repo_root
-    from personalwab.run.config import UsageError
+    from personalwab.core.config import UsageError
     from personalwab.web.agents import check_web_params
     try: check_web_params(cfg.method, cfg.params)
     except UsageError as e: return str(e).replace(f"{repo_root()}/", "")   # a report names no machine's paths
@@ -199,7 +199,7 @@ def _shop_env(cfg: RunConfig, b=None, **kw):
     from personalwab.run.config import load_data
     from personalwab.run.runner import default_env_factory
     from personalwab.web.env import ShopEnv
-    from personalwab.web.run import function_config
+    from personalwab.run.config import function_config
     return ShopEnv(default_env_factory(function_config(cfg), b if b is not None else load_data(cfg.data, progress=False)), **kw)
 
 def page_sizes(cfg: RunConfig, b=None, budget: int | None = None) -> pd.DataFrame:

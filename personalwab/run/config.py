@@ -7,12 +7,12 @@ from __future__ import annotations
 import hashlib, json
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional
-from ..core.config import DEFAULT_LLM
+from ..core.config import DEFAULT_LLM, UsageError
 from ..data.schema import Track
 
 # %% auto #0
-__all__ = ['IDENTITY_FIELDS', 'portable_model', 'RunConfig', 'run_dir', 'UsageError', 'load_data', 'stratified', 'select_tasks',
-           'agent_kwargs', 'parse_params', 'load_config_file', 'one_line']
+__all__ = ['IDENTITY_FIELDS', 'WEB_KEYS', 'portable_model', 'RunConfig', 'run_dir', 'function_config', 'load_data', 'stratified',
+           'select_tasks', 'agent_kwargs', 'parse_params', 'load_config_file', 'one_line']
 
 # %% ../../nbs/run/27_config.ipynb #8c8d211b
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -94,10 +94,12 @@ def run_dir(cfg: RunConfig, out_dir: str | Path | None = None) -> Path:
     "The directory of `cfg`'s run under `out_dir` (default `config.runs_dir()`)."
     return Path(out_dir or runs_dir())/cfg.name
 
-# %% ../../nbs/run/27_config.ipynb #1a1ab4c9
-class UsageError(ValueError):
-    "A name, value or path given by the user (option or config file) that cannot be used; the CLI exits with status 2."
+# %% ../../nbs/run/27_config.ipynb #61532ae3
+WEB_KEYS = ("interface", "site", "driver", "budget", "max_page_steps", "repeat_limit")   # the shop's settings: the rest of env_params is the function environment's
 
+def function_config(cfg: RunConfig) -> RunConfig:
+    "`cfg` without the shop's settings (`WEB_KEYS`): the function environment under a web run (a function-track `cfg` as it is)."
+    return cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
 
 # %% ../../nbs/run/27_config.ipynb #92c40b1a
 def load_data(source: str = "default", progress: bool = True) -> Benchmark:

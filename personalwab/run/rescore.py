@@ -40,7 +40,7 @@ def scoring_env(cfg: RunConfig | None, b: Benchmark, recommender=None):
     `recommender`: the one to grade recommendations with (default: the cache's, `Resources.recommender`); the published
     evidence is re-graded with the published model (`published.published_recommender`)."""
     from personalwab.env.environment import make_env
-    from personalwab.web.run import function_config
+    from personalwab.run.config import function_config
     if cfg is not None: cfg = function_config(cfg)
     kw = {k: v for k, v in (cfg.env_params if cfg else {}).items() if k != "allow_user_stop"}
     return make_env(b, "single", max_steps=cfg.max_steps if cfg else 10, recommender=recommender, **kw)

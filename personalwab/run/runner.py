@@ -24,7 +24,8 @@ from ..data.schema import Benchmark, Task
 from ..env.resources import Resources, shared_llm
 
 # %% ../../nbs/run/30_runner.ipynb #6af6d2d3
-from .config import RunConfig, UsageError, agent_kwargs, load_data, select_tasks
+from .config import RunConfig, agent_kwargs, load_data, select_tasks
+from ..core.config import UsageError
 from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
 from .folder import RunDir, TaskRecord
 

@@ -13,7 +13,7 @@ from ..agents.memory import (Memory, InteRecMemory, InteRecProfiles, TaskSpecifi
                                 memory_length, parse_profile_update, PUMA_MEMORY_LENGTH)
 from ..agents.methods import NO_LLM_METHODS, agent_params, check_agent, check_params, get_agent, method_params
 from ..agents.puma import identify_function
-from ..run.config import UsageError
+from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from .env import PageStep, ShopEnv
 from .gold import StepScore, evaluate_steps, step_metrics

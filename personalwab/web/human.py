@@ -18,11 +18,12 @@ from ..run.protocol import protocol_info
 from ..run.records import _now, episode_record, task_seed
 from ..run.results import run_config
 from ..run.folder import RunDir
-from ..run.config import RunConfig, UsageError, load_data, run_dir
+from ..run.config import RunConfig, load_data, run_dir
+from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from ..env.functions import TERMINAL_FUNCTIONS
 from .env import PageStep
-from .run import function_config
+from ..run.config import function_config
 from .site import SITE_VERSION, ShopSession, listen, shop_app, shop_templates
 
 # %% auto #0

@@ -6,18 +6,18 @@
 from __future__ import annotations
 import threading, warnings
 from pathlib import Path
-from ..run.config import RunConfig, UsageError, agent_kwargs
+from ..run.config import RunConfig, agent_kwargs
+from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from .env import DRIVERS, ShopEnv
 from .gold import gold_trajectory
 from .site import SITE_VERSION
 
 # %% auto #0
-__all__ = ['WEB_KEYS', 'SHOTS', 'WEB_METHODS', 'web_settings', 'function_config', 'web_env_factory', 'GoldWebAgent',
-           'check_web_method', 'web_agent_factory', 'web_config', 'WebEnvs', 'run_web']
+__all__ = ['SHOTS', 'WEB_METHODS', 'web_settings', 'web_env_factory', 'GoldWebAgent', 'check_web_method', 'web_agent_factory',
+           'web_config', 'WebEnvs', 'run_web']
 
 # %% ../../nbs/web/86_run.ipynb #c84c950c
-WEB_KEYS = ("interface", "site", "driver", "budget", "max_page_steps", "repeat_limit")   # the shop's settings: the rest of env_params is the function environment's
 SHOTS = "shots"    # the folder of a run's screenshots (kept pages on Chromium), inside the run's folder
 
 def web_settings(cfg: RunConfig) -> dict:
@@ -33,11 +33,6 @@ def web_settings(cfg: RunConfig) -> dict:
         raise UsageError(f"env_params.site: this run was made on the shop's pages version {p['site']!r}; this code serves version {SITE_VERSION} (web.site.SITE_VERSION)")
     if out.get("repeat_limit", 2) < 2: raise UsageError(f"env_params.repeat_limit must be at least 2 (identical steps in a row that end an episode), got {out['repeat_limit']}")
     return out
-
-# %% ../../nbs/web/86_run.ipynb #61532ae3
-def function_config(cfg: RunConfig) -> RunConfig:
-    "`cfg` without the shop's settings (`WEB_KEYS`): the function environment under a web run (a function-track `cfg` as it is)."
-    return cfg.model_copy(update={"env_params": {k: v for k, v in cfg.env_params.items() if k not in WEB_KEYS}})
 
 # %% ../../nbs/web/86_run.ipynb #a10034ff
 def web_env_factory(cfg: RunConfig, b: Benchmark, resources=None, **display) -> ShopEnv:

@@ -11,7 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import DictLoader, Environment
 from ..env.environment import Action, StepResult, WebEnv
-from ..run.config import UsageError
+from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from ..env.track import track_spec
 from fastcore.basics import patch
