@@ -33,7 +33,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     os.environ["PERSONALWAB_LLM_CACHE"] = "0"     # a timing: every model call answered now, none from the response cache
     from personalwab.data.load import load_benchmark
-    from personalwab.evidence.published import load_plan, plan_runs, portable, write_records_gz
+    from personalwab.evidence.plan import load_plan, plan_runs
+    from personalwab.run.provenance import portable
+    from personalwab.evidence.runs import write_records_gz
     from personalwab.web.run import run_web
     plan = load_plan(a.plan)
     runs = {k.split("/")[-1]: c for k, (c, _) in plan_runs(plan).items() if k.startswith(f"web/{a.track}/")}

@@ -395,7 +395,7 @@ def _in_runs(runs: Path | None):
     return modified_env(**({"PERSONALWAB_RUNS": str(runs)} if runs else {}))
 
 def _load_plan(plan: Path | None):
-    from personalwab.evidence.published import load_plan
+    from personalwab.evidence.plan import load_plan
     try: return load_plan(plan)
     except FileNotFoundError: raise UsageError(f"--plan {plan}: no such file") from None
     except ValueError as e: raise UsageError(str(e)) from None
@@ -405,7 +405,7 @@ def _load_plan(plan: Path | None):
 def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Per run of the plan: tasks finished (run folder or published), planned, episode hours spent and left; and what make reproduce's verification will cost."
     from tabulate import tabulate
-    from personalwab.evidence.published import progress, trained_puma
+    from personalwab.evidence.plan import progress, trained_puma
     from personalwab.evidence.verify import verification_estimate
     with cli_errors("publish status"), _in_runs(runs):
         p = _load_plan(plan); puma = trained_puma(p)
@@ -428,7 +428,7 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
                         pack_every: Annotated[float, _Opt(help="seconds between packings of finished records")] = 1800,
                         only: Annotated[Optional[list[str]], _Opt("--only", help="run keys of the plan (e.g. table3/no_memory; repeatable)")] = None) -> None:
     "Compute (resume) every run of the plan, packing finished records into results/ as it goes."
-    from personalwab.evidence.published import compute
+    from personalwab.evidence.compute import compute
     with cli_errors("publish compute"), stop_on_sigterm(), _in_runs(runs):
         compute(_load_plan(plan), runs, results, pack_every=pack_every, only=only)
 
@@ -436,7 +436,8 @@ def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
 @publish_app.command("pack")
 def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Pack the finished records of every planned run in the runs folder into results/ (PUMA's runs once its model is trained there)."
-    from personalwab.evidence.published import pack_all, plan_runs, trained_puma
+    from personalwab.evidence.runs import pack_all
+    from personalwab.evidence.plan import plan_runs, trained_puma
     with cli_errors("publish pack"), _in_runs(runs):
         p = _load_plan(plan)
         metas = pack_all(runs, results, names={c.name for c, _ in plan_runs(p, trained_puma(p)).values()})
@@ -447,7 +448,7 @@ def publish_pack_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _Res
 def publish_rescore_cli(results: _ResultsOpt = None) -> None:
     "Grade every published trajectory again with this checkout's scorer; exit 1 if any score differs from the published one."
     from tabulate import tabulate
-    from personalwab.evidence.published import rescore_published
+    from personalwab.evidence.verify import rescore_published
     with cli_errors("publish rescore"):
         df = rescore_published(results, log=lambda *a: None)
         print(tabulate(df, headers="keys", showindex=False, floatfmt=".4f"))
@@ -458,7 +459,9 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     "Make the runs folder from results/: every published run (records added, never removed), the recommender they used, the plan's PUMA model and its fine-tuned page agents."
-    from personalwab.evidence.published import restore_all, restore_plan_web_agent, restore_puma, restore_sasrec
+    from personalwab.evidence.runs import restore_all
+    from personalwab.evidence.models import restore_plan_web_agent, restore_sasrec
+    from personalwab.puma.publish import restore_puma
     from personalwab.reproduce.experiments import puma_config
     with cli_errors("publish restore"), _in_runs(runs):
         p = _load_plan(plan)

@@ -47,7 +47,7 @@ def site(tmp_path_factory, run_dir, web_run_dir):
 
 def test_published_runs_get_pages(site, run_dir, tmp_path):
     "Without --runs the site shows the published runs (results/): each run's page and a page per episode."
-    from personalwab.evidence.published import pack_run
+    from personalwab.evidence.runs import pack_run
     meta = pack_run(run_dir, tmp_path/"results")
     out = tmp_path/"_docs"
     r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--proc", str(site.parent/"proc"),

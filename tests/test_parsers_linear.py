@@ -9,7 +9,7 @@ import parsers_reference as old
 from parser_work import AUDITED, SHAPES, OverBudget, audited, count_work
 from personalwab.agents.baselines import parse_react
 from personalwab.agents.memory import PROFILE_DEPTH, PROFILE_READ, _nesting, parse_profile_update
-from personalwab.evidence.published import results_dir
+from personalwab.core.config import results_dir
 from personalwab.puma.data import clean_query
 from personalwab.agents.puma_prompts import param_to_action, parse_asins, parse_function
 from personalwab.llm.toolcalls import MAX_CALL_CHARS, CallComplete, parse_tool_call

@@ -1,7 +1,8 @@
 """The committed evidence (results/) as `make reproduce` first checks it: every published trajectory, function and web
 track, single- and multi-turn, is graded again by this checkout's scorer and scores what it was published with."""
 from pathlib import Path
-from personalwab.evidence.published import rescore_published, results_dir
+from personalwab.evidence.verify import rescore_published
+from personalwab.core.config import results_dir
 
 
 def test_every_published_trajectory_regrades_to_its_published_score():
@@ -18,7 +19,8 @@ def test_regrading_ignores_a_recommender_trained_on_this_machine(tmp_path, monke
     The same records graded with this machine's model differ (so the check would fail if it used it)."""
     import sys
     from personalwab.core.config import cache_dir
-    from personalwab.evidence.published import local_sasrec, restore_run
+    from personalwab.evidence.models import local_sasrec
+    from personalwab.evidence.runs import restore_run
     from personalwab.run.rescore import rescore
     from personalwab.run.config import load_data
     from personalwab.env.sasrec import SASRecConfig, data_key, train_sasrec

@@ -128,7 +128,7 @@ def test_claims_of_a_run_are_compared_with_the_committed_ones(tmp_path):
 
 def test_published_plan_parameters_are_parameters_of_the_notebooks():
     "The default and full profiles give each paper notebook the plan's values under its own parameter names: none misspelt."
-    from personalwab.evidence.published import load_plan, notebook_parameters
+    from personalwab.evidence.plan import load_plan, notebook_parameters
     plan = load_plan()
     for nb in PAPER_NBS:
         if nb.stem.startswith("web"): continue               # the web track is not in the published plan yet
@@ -178,11 +178,13 @@ def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, c
     """The quick profile's fine-tuned web agent is the published one, merged again into the runs folder; a recipe other than
     the published one is not restored (one line says why, nothing is copied) and the report lists the agent as not run."""
     sys.path.insert(0, str(ROOT/"tools"))
-    import reproduce, personalwab.evidence.published as published
+    import reproduce
+    from personalwab.core.config import results_dir
+    from personalwab.evidence import plan as plans
     monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs"))
-    plan = published.load_plan()
-    wc = published.web_agent_config(plan)                          # its root follows $PERSONALWAB_RUNS
-    if not (published.results_dir()/"web"/wc.root.name/"web.json").exists():
+    plan = plans.load_plan()
+    wc = plans.web_agent_config(plan)                              # its root follows $PERSONALWAB_RUNS
+    if not (results_dir()/"web"/wc.root.name/"web.json").exists():
         pytest.skip("no fine-tuned web agent published in results/web/")
     assert reproduce.restore_quick_web_agent() is True
     assert "restored from its published adapter" in capsys.readouterr().out
@@ -192,7 +194,7 @@ def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, c
     other.write_text((ROOT/plan.scribe_config).read_text().replace("learning_rate: 5.0e-4", "learning_rate: 1.0e-4"))
     assert other.read_text() != (ROOT/plan.scribe_config).read_text()
     monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs2"))
-    monkeypatch.setattr(published, "load_plan", lambda: plan.model_copy(update={"scribe_config": str(other)}))
+    monkeypatch.setattr(plans, "load_plan", lambda: plan.model_copy(update={"scribe_config": str(other)}))
     assert reproduce.restore_quick_web_agent() is False
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "not restored" in out[0] and "published with other settings" in out[0], out

@@ -428,7 +428,7 @@ def main(argv=None):
     runs = Path(args.runs) if args.runs else None
     with tempfile.TemporaryDirectory(prefix="pwab-docs-") as tmp:
         if runs is None and (Path(args.results)/"runs").is_dir():   # the published episodes: a page per run and per task
-            from personalwab.evidence.published import restore_all
+            from personalwab.evidence.runs import restore_all
             runs = Path(tmp)/"published-runs"; restore_all(args.results, runs); args.all_runs = True
         if runs is None:
             try:

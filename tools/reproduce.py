@@ -56,7 +56,7 @@ EXPECTED = {
     "The web track beside the function track (not in the paper)": "web_track.ipynb",
 }
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
-# The published runs each notebook reads (keys of `published.plan_runs`, by prefix): a notebook none of whose runs has a
+# The published runs each notebook reads (keys of `evidence.plan.plan_runs`, by prefix): a notebook none of whose runs has a
 # published record yet is skipped by the default profile (it would show empty tables) and says so.
 NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table4/",), "fig9": ("table4/",),
                  "table5": ("table5/", "table3/puma"), "table6": ("table6/",), "fig7": ("table3/", "table4/"),
@@ -91,7 +91,8 @@ def label_illustration(out: Path) -> int:
 def restore_quick_web_agent() -> bool:
     """The quick profile's fine-tuned web agent: the published one (results/web/), merged again into runs/, when the plan's
     recipe (configs/web/scribe.yaml) is the one published; otherwise one line says why and the report lists it as not run."""
-    from personalwab.evidence.published import load_plan, restore_plan_web_agent
+    from personalwab.evidence.plan import load_plan
+    from personalwab.evidence.models import restore_plan_web_agent
     try: ok = restore_plan_web_agent(load_plan(), log=lambda *a: None) is not None
     except ValueError as e: print(f"  the fine-tuned web agent: not restored ({e})", flush=True); return False
     print("  the fine-tuned web agent: restored from its published adapter (results/web/)" if ok else
@@ -128,7 +129,8 @@ def check_published(log=print) -> int:
     """The first check of the published evidence (results/, see `personalwab publish`): every published trajectory is
     graded again by this checkout's scorer; prints one line per run, and
     returns the number of records whose score differs from the published one (any makes the reproduction fail)."""
-    from personalwab.evidence.published import rescore_published, results_dir
+    from personalwab.evidence.verify import rescore_published
+    from personalwab.core.config import results_dir
     if not (results_dir()/"runs").exists(): log("\nNo published runs in results/ to check."); return 0
     df = rescore_published(log=lambda *a: None)
     log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
@@ -142,7 +144,10 @@ def check_published(log=print) -> int:
 def restore_published(runs: Path, log=print) -> dict | None:
     """Restore the published runs, the recommender they used and the plan's PUMA model into `runs` (which must be
     $PERSONALWAB_RUNS already); returns PUMA's model specs (`experiments.puma_models`) when its model is published."""
-    from personalwab.evidence.published import load_plan, restore_all, restore_puma, restore_sasrec, trained_puma
+    from personalwab.evidence.plan import load_plan, trained_puma
+    from personalwab.evidence.runs import restore_all
+    from personalwab.puma.publish import restore_puma
+    from personalwab.evidence.models import restore_sasrec
     from personalwab.reproduce.experiments import puma_config
     plan, t0 = load_plan(), time.time()
     dirs = restore_all(None, runs)
@@ -150,14 +155,14 @@ def restore_published(runs: Path, log=print) -> dict | None:
     pc = puma_config(plan.puma_config, data=plan.data)
     meta = restore_puma(pc, log=lambda *a: None)
     models = trained_puma(plan) if meta else None
-    from personalwab.evidence.published import restore_plan_web_agent
+    from personalwab.evidence.models import restore_plan_web_agent
     restore_plan_web_agent(plan, log=lambda *a: None)   # the specialised web agent the web runs used, merged again
     log(f"\nRestored {len(dirs)} published runs, the recommender" + (f" and PUMA {meta['version']}" if models else " (no complete PUMA model published)")
         + f" into {runs.relative_to(ROOT) if runs.is_relative_to(ROOT) else runs} ({time.time() - t0:.0f}s)")
     if sas: log(f"  the recommender trained on this machine {LOCAL_SAID[sas['local']]}")
     return models
 
-# What the reproduction says of this machine's SASRec model against the published one (`published.local_sasrec`).
+# What the reproduction says of this machine's SASRec model against the published one (`evidence.models.local_sasrec`).
 LOCAL_SAID = {"matches": "matches the published one bit for bit",
               "differs": "differs from the published one (training is not bit-identical across processors): kept aside, "
                          "the published one is used for re-grading and re-runs",
@@ -167,7 +172,7 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
     time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
     import shutil
-    from personalwab.evidence.published import load_plan
+    from personalwab.evidence.plan import load_plan
     from personalwab.evidence.verify import verify_published, verification_markdown
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
@@ -283,7 +288,7 @@ def main(argv=None) -> int:
     failures, t00, differ, changed, skipped = [], time.time(), 0, 0, []
     plan, done = None, None
     if check or args.profile == "full":
-        from personalwab.evidence.published import load_plan, notebook_parameters
+        from personalwab.evidence.plan import load_plan, notebook_parameters
         plan = load_plan()
     if check:
         work = ROOT/"runs"/"reproduce"
@@ -295,7 +300,7 @@ def main(argv=None) -> int:
         if not args.only:
             differ = check_published()
             if differ: failures.append(f"published scores ({differ} records differ)")
-        from personalwab.evidence.published import progress
+        from personalwab.evidence.plan import progress
         prog = progress(plan, work/"runs", puma=models)
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)

@@ -4,17 +4,19 @@
 
 # %% ../../nbs/run/29_provenance.ipynb #8b0ff9cd
 from __future__ import annotations
-import os, platform, subprocess, sys, time
+import hashlib, os, platform, subprocess, sys, time
 from importlib import metadata
 from pathlib import Path
+from typing import Any, Iterable
 
 # %% auto #0
-__all__ = ['ENV_PACKAGES', 'OUTPUT_PATHS', 'git_state', 'processor_name', 'environment_info']
+__all__ = ['ENV_PACKAGES', 'OUTPUT_PATHS', 'git_state', 'processor_name', 'environment_info', 'portable', 'sha256_files',
+           'model_digest']
 
 # %% ../../nbs/run/29_provenance.ipynb #ae05bf9a
-from ..core.config import repo_root
+from ..core.config import repo_root, runs_dir, _cache_root
 from .records import _now
-from .config import RunConfig
+from .config import RunConfig, portable_model
 
 # %% ../../nbs/run/29_provenance.ipynb #15d3c831
 ENV_PACKAGES = ("personalwab", "torch", "transformers", "tokenizers", "sentence-transformers", "pyserini", "bm25s",
@@ -60,3 +62,41 @@ def environment_info(cfg: RunConfig | None = None) -> dict:
             "git": git_state(ignore=OUTPUT_PATHS),
             "env": {k: os.environ[k] for k in ("PYTHONHASHSEED", "HF_HUB_OFFLINE", "OPENAI_BASE_URL", "CUDA_VISIBLE_DEVICES") if k in os.environ},
             "seeds": {"run": cfg.seed} if cfg else {}, "config": cfg.model_dump() if cfg else None}
+
+# %% ../../nbs/run/29_provenance.ipynb #5801d98d
+def portable(obj: Any) -> Any:
+    "`obj` (JSON-like) with absolute paths of the runs folder, the checkout and the cache written relative to them (`runs/...`, `...`, `<cache>/...`)."
+    roots = sorted({(str(runs_dir()), "runs"), (str(repo_root()), ""), (str(_cache_root()), "<cache>")}, key=lambda r: -len(r[0]))
+    def fix(s: str) -> str:
+        if s.startswith("hf:"): return portable_model(s)
+        for root, rel in roots:
+            s = s.replace(root + "/", f"{rel}/" if rel else "").replace(root, rel or ".")
+        return s
+    if isinstance(obj, str): return fix(obj)
+    if isinstance(obj, dict): return {k: portable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)): return [portable(v) for v in obj]
+    return obj
+
+# %% ../../nbs/run/29_provenance.ipynb #f865bfd8
+def sha256_files(paths: Iterable[Path]) -> str:
+    "SHA-256 of files (their names and bytes, in name order): a model's weights."
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(p.name.encode() + b"\0")
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""): h.update(chunk)
+    return h.hexdigest()
+
+# %% ../../nbs/run/29_provenance.ipynb #4abff910
+def model_digest(spec: str | None) -> str | None:
+    "SHA-256 of the weights behind an LLM spec ('smollm2': its GGUF file; 'hf:<folder>': its safetensors files); None if unknown."
+    if not spec: return None
+    if spec == "smollm2":
+        from personalwab.llm.hf import smollm2_gguf
+        return sha256_files([smollm2_gguf()])
+    if spec.startswith("hf:"):
+        p = Path(spec[3:])
+        if not p.is_absolute(): p = (runs_dir()/p.relative_to("runs")) if p.parts[:1] == ("runs",) else repo_root()/p
+        files = list(p.glob("*.safetensors")) if p.is_dir() else []
+        return sha256_files(files) if files else None
+    return None

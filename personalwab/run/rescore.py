@@ -38,7 +38,7 @@ def scoring_env(cfg: RunConfig | None, b: Benchmark, recommender=None):
     """A single-turn `WebEnv` with the run's environment parameters (engine, ...): it only grades terminal calls. A web run is
     graded as the function calls its pages made, in the function environment under its shop (`web.run.function_config`).
     `recommender`: the one to grade recommendations with (default: the cache's, `Resources.recommender`); the published
-    evidence is re-graded with the published model (`published.published_recommender`)."""
+    evidence is re-graded with the published model (`evidence.models.published_recommender`)."""
     from personalwab.env.environment import make_env
     from personalwab.run.config import function_config
     if cfg is not None: cfg = function_config(cfg)

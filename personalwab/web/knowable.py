@@ -37,7 +37,7 @@ def config_path(path: str | Path) -> Path:
 def puma_labels(puma_config: str | Path) -> dict[str, str]:
     """{task id: label} of the PUMA pipeline of `puma_config` (its `prepare` stage's parameter examples): from its work folder,
     else from its published copy (`results/puma/<name>/prepare/param.jsonl.gz`); a `FileNotFoundError` naming both."""
-    from personalwab.evidence.published import results_dir
+    from personalwab.core.config import results_dir
     pc = load_config(config_path(puma_config))
     here, pub = pc.dir("prepare")/"param.jsonl", results_dir()/"puma"/pc.root.name/"prepare"/"param.jsonl.gz"
     if here.exists(): rows = read_jsonl(here)
@@ -136,7 +136,7 @@ def function_llm(model: str) -> str:
         model = str(config_path(model))
         pc = load_config(model)
         if not (pc.final_model/"config.json").exists():
-            from personalwab.evidence.published import restore_puma
+            from personalwab.puma.publish import restore_puma
             restore_puma(pc, log=lambda *a: None)
         if not (pc.final_model/"config.json").exists(): raise FileNotFoundError(f"{model}: no PUMA model at {pc.final_model} and none published")
     return scribe_model(model)
