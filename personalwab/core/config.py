@@ -62,7 +62,8 @@ def shown_path(p: str | os.PathLike) -> str:
     p = Path(p)
     if not p.is_absolute(): return p.as_posix()
     rp = p.resolve()
-    bases = [(repo_root(), None), (_cache_root(), "<cache>"), (Path(tempfile.gettempdir()), "<tmp>"), (Path.home(), "~")]
+    bases = [(repo_root(), None), (_cache_root(), "<cache>"), (Path(tempfile.gettempdir()), "<tmp>"),
+             (Path.home(), "~")]
     best = None
     for base, label in bases:
         try: rel = rp.relative_to(base.resolve())
@@ -76,7 +77,8 @@ def shown_path(p: str | os.PathLike) -> str:
 # %% ../../nbs/core/00_config.ipynb #26b82ee6
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
                "TOKENIZERS_PARALLELISM": "false", "OMP_WAIT_POLICY": "PASSIVE",
-               "HF_HUB_DISABLE_PROGRESS_BARS": "1"}   # no download/loading bars from Hugging Face libraries in logs and notebooks
+               # no download/loading bars from Hugging Face libraries in logs and notebooks
+               "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 
 def offline(force: bool = False) -> None:
     "Set the Hugging Face offline switches (kept if the user set them, unless `force`)."
@@ -87,7 +89,8 @@ def offline(force: bool = False) -> None:
 LIBRARY_NOTICES = ("IProgress not found", "`is_gradient_checkpointing` is deprecated")
 
 def ignore_library_notices() -> str:
-    "Ignore `LIBRARY_NOTICES` in this process; returns the same filters as a `PYTHONWARNINGS` value for child processes."
+    """Ignore `LIBRARY_NOTICES` in this process; returns the same filters as a `PYTHONWARNINGS` value for child
+    processes."""
     import warnings
     for m in LIBRARY_NOTICES: warnings.filterwarnings("ignore", message=m)
     return ",".join(f"ignore:{m}" for m in LIBRARY_NOTICES)
@@ -100,7 +103,8 @@ class UsageError(ValueError):
 # %% ../../nbs/core/00_config.ipynb #92693549
 @contextmanager
 def torch_threads(n: int | None):
-    "Run the block with `n` torch intra-op threads (None or 0: leave the setting alone, and torch unimported), then restore the caller's."
+    """Run the block with `n` torch intra-op threads (None or 0: leave the setting alone, and torch unimported), then
+    restore the caller's."""
     if not n: yield; return
     import torch
     old = torch.get_num_threads()

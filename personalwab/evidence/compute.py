@@ -20,8 +20,10 @@ from .models import pack_sasrec, pack_web_agent, restore_sasrec, restore_web_age
 
 # %% ../../nbs/evidence/38d_compute.ipynb #5f75985e
 def web_agent_model(plan: PublishedPlan, method: str = "scribe", dest: str | Path | None = None, log=print) -> dict:
-    """The fine-tuned page agent `method` of `plan` (`web_agent_config`): restored from what is published when it was trained with
-    this recipe, else trained (resumable by stage); published as far as it got. Its gate's verdict is logged, not enforced: the report shows it beside the runs."""
+    """The fine-tuned page agent `method` of `plan` (`web_agent_config`): restored from what is published when it was
+    trained with
+    this recipe, else trained (resumable by stage); published as far as it got. Its gate's verdict is logged, not
+    enforced: the report shows it beside the runs."""
     from personalwab.puma.pipeline import GateFailed
     from personalwab.puma.pipeline import run_pipeline
     wc = web_agent_config(plan, method)
@@ -31,38 +33,49 @@ def web_agent_model(plan: PublishedPlan, method: str = "scribe", dest: str | Pat
     finally: pack_web_agent(wc, dest)
     return done
 
-KEEP_PAGES = ("scribe_knowable", "scribe_puma")   # web methods whose published runs keep every step's page (not part of a run's identity)
+# web methods whose published runs keep every step's page (not part of a run's identity)
+KEEP_PAGES = ("scribe_knowable", "scribe_puma")
 
-def compute_web_run(plan: PublishedPlan, cfg: RunConfig, runs: str | Path | None = None, dest: str | Path | None = None, log=print):
-    "Compute (resume) the web run `cfg` of `plan` in `runs` (`scribe`'s model first), paths read from the checkout's root as the command line reads them."
+def compute_web_run(plan: PublishedPlan, cfg: RunConfig, runs: str | Path | None = None, dest: str | Path | None = None,
+                    log=print):
+    """Compute (resume) the web run `cfg` of `plan` in `runs` (`scribe`'s model first), paths read from the checkout's
+    root as the command line reads them."""
     import contextlib
     from personalwab.web.run import run_web
     if cfg.method in fine_tuned_configs(plan): web_agent_model(plan, cfg.method, dest, log)
-    with contextlib.chdir(repo_root()):       # the pages each step saw are kept for the agents on PUMA's labels (the docs show them)
-        return run_web(cfg, Path(runs).resolve() if runs else None, driver=cfg.env_params.get("driver", "inprocess"), progress=False,
+    # the pages each step saw are kept for the agents on PUMA's labels (the docs show them)
+    with contextlib.chdir(repo_root()):
+        return run_web(cfg, Path(runs).resolve() if runs else None, driver=cfg.env_params.get("driver", "inprocess"),
+                       progress=False,
                        keep_pages=cfg.method in KEEP_PAGES)
 
-def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None, pack_every: float = 1800,
+def compute(plan: PublishedPlan, runs: str | Path | None = None, dest: str | Path | None = None,
+            pack_every: float = 1800,
             only: Iterable[str] | None = None, log=print) -> dict:
-    "Compute (resume) the runs of `plan` (or the keys in `only`) in `runs`, packing finished records into `dest` as it goes; returns {key: RunResult}."
+    """Compute (resume) the runs of `plan` (or the keys in `only`) in `runs`, packing finished records into `dest` as it
+    goes; returns {key: RunResult}."""
     import threading
     from personalwab.reproduce.experiments import run_all, puma_config, puma_models
     stop, names, out, want = threading.Event(), set(), {}, set(only) if only else None
     def pack():
         try: pack_all(runs, dest, names=set(names))
-        except Exception as e: log(f"[publish] packing failed: {type(e).__name__}: {e}")   # a full disk must not end the computation
+        # a full disk must not end the computation
+        except Exception as e: log(f"[publish] packing failed: {type(e).__name__}: {e}")
     def packer():
         while not stop.wait(pack_every): pack()
     def one(key, cfg, factory):
         if key in out or (want is not None and key not in want): return
         names.add(cfg.name)
         if cfg.env_params.get("interface") == "web": out[key] = compute_web_run(plan, cfg, runs, dest, log)
-        else: out.update(run_all({key: cfg}, progress=False, agent_factories={key: factory} if factory else None, out_dir=runs))
+        else:
+            out.update(run_all({key: cfg}, progress=False, agent_factories={key: factory} if factory else None,
+                               out_dir=runs))
         pack()
     restore_sasrec(plan.data, dest, log=log)             # the recommender the published runs used, when there is one
     threading.Thread(target=packer, daemon=True, name="packer").start()
     try:
-        # the single-turn tables first (baselines, then PUMA and its runs: Tables 3, 5, 6 whole), then the multi-turn track,
+        # the single-turn tables first (baselines, then PUMA and its runs: Tables 3, 5, 6 whole), then the multi-turn
+        # track,
         # then the web track
         for key, (cfg, factory) in plan_runs(plan).items():
             if key.startswith("table3/"): one(key, cfg, factory)

@@ -20,14 +20,17 @@ from .plan import PublishedPlan, fine_tuned_configs, web_agent_config
 
 # %% ../../nbs/evidence/38c_models.ipynb #48e71022
 WEB_AGENT_FILES = {"prepare": ("counts.json", "web_step.jsonl"), "sft": ("metrics.json", "log_history.jsonl"),
-                   "merge": ("adapter/adapter_model.safetensors", "adapter/adapter_config.json"), "gate": ("gate.json",)}   # the adapter as merged (float16)
+                   "merge": ("adapter/adapter_model.safetensors", "adapter/adapter_config.json"),
+                   "gate": ("gate.json",)}   # the adapter as merged (float16)
 
 def pack_web_agent(cfg, dest: str | Path | None = None) -> dict:
-    "Publish the web agent's training pipeline of `cfg` (a `WebTrainConfig`) into `<dest>/web/<work folder name>/`; returns its `web.json`."
+    """Publish the web agent's training pipeline of `cfg` (a `WebTrainConfig`) into `<dest>/web/<work folder name>/`;
+    returns its `web.json`."""
     return pack_pipeline(cfg, "web", WEB_AGENT_FILES, dest)
 
 def restore_web_agent(cfg, dest: str | Path | None = None, log=print) -> dict | None:
-    "Rebuild the web agent's pipeline folder of `cfg` from what is published (the adapter merged again); its `web.json`, or None."
+    """Rebuild the web agent's pipeline folder of `cfg` from what is published (the adapter merged again); its
+    `web.json`, or None."""
     from personalwab.puma.pipeline import base_model_path
     from personalwab.puma.train import merge_adapter
     def merge(c):
@@ -37,9 +40,11 @@ def restore_web_agent(cfg, dest: str | Path | None = None, log=print) -> dict | 
 
 # %% ../../nbs/evidence/38c_models.ipynb #b9e2aa2a
 def restore_plan_web_agent(plan: PublishedPlan, dest: str | Path | None = None, log=print) -> dict | None:
-    """Restore `plan`'s fine-tuned page agents from what is published (`restore_web_agent`): {method: its `web.json`} of those
+    """Restore `plan`'s fine-tuned page agents from what is published (`restore_web_agent`): {method: its `web.json`} of
+    those
     restored; None if the plan has none or nothing is published."""
-    done = {m: meta for m in fine_tuned_configs(plan) if (meta := restore_web_agent(web_agent_config(plan, m), dest, log=log))}
+    done = {m: meta for m in fine_tuned_configs(plan) if (meta := restore_web_agent(web_agent_config(plan, m), dest,
+                                                                                    log=log))}
     return done or None
 
 
@@ -52,7 +57,8 @@ def _sasrec_state(ckpt: Path) -> dict:
 
 # %% ../../nbs/evidence/38c_models.ipynb #64f29e69
 def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict | None:
-    "Publish the trained SASRec model of benchmark `data` into `<dest>/sasrec/<key>/`; returns its `sasrec.json`, or None when none is trained here."
+    """Publish the trained SASRec model of benchmark `data` into `<dest>/sasrec/<key>/`; returns its `sasrec.json`, or
+    None when none is trained here."""
     from safetensors.torch import save_file
     from personalwab.env.sasrec import SASRecConfig, data_key
     from personalwab.run.config import load_data
@@ -64,13 +70,15 @@ def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict |
     out.mkdir(parents=True, exist_ok=True)
     tmp = out/".model.safetensors.tmp"; save_file(st["model"], str(tmp)); os.replace(tmp, out/"model.safetensors")
     meta = {"key": key, "data": data, "config": st["config"], "items": st["items"],
-            "trained": read_json(src/"DONE", "SASRec training record"), "sha256": sha256_files([out/"model.safetensors"])}
+            "trained": read_json(src/"DONE", "SASRec training record"),
+            "sha256": sha256_files([out/"model.safetensors"])}
     atomic_write_json(out/"sasrec.json", meta)
     return meta
 
 # %% ../../nbs/evidence/38c_models.ipynb #24d2ccaf
 def published_sasrec(b, dest: str | Path | None = None) -> tuple[Path, dict] | None:
-    """The published SASRec model of benchmark `b`: its folder `<dest>/sasrec/<key>/` and `sasrec.json`, its weights checked
+    """The published SASRec model of benchmark `b`: its folder `<dest>/sasrec/<key>/` and `sasrec.json`, its weights
+    checked
     against the published digest (a `ValueError` naming the file and field otherwise); None when none is published."""
     from personalwab.env.sasrec import SASRecConfig, data_key
     src = (Path(dest) if dest else results_dir())/"sasrec"/data_key(b, SASRecConfig())
@@ -82,7 +90,8 @@ def published_sasrec(b, dest: str | Path | None = None) -> tuple[Path, dict] | N
 
 # %% ../../nbs/evidence/38c_models.ipynb #6a8b6d52
 def published_recommender(b, dest: str | Path | None = None):
-    """The recommender the published runs of benchmark `b` used, read from `results/` (never from the cache, where a model
+    """The recommender the published runs of benchmark `b` used, read from `results/` (never from the cache, where a
+    model
     trained on this machine may lie): what their recommendations are re-graded with. None when none is published."""
     from safetensors.torch import load_file
     from personalwab.env.sasrec import Recommender, SASRec, SASRecConfig
@@ -97,9 +106,12 @@ def published_recommender(b, dest: str | Path | None = None):
 LOCAL_SASREC = ("matches", "differs", "none trained here")   # how this machine's model compares with the published one
 
 def local_sasrec(b, dest: str | Path | None = None) -> str | None:
-    """How the SASRec model in this machine's cache compares with the published one of benchmark `b` (one of `LOCAL_SASREC`:
-    its weights, written the published way, have the published digest or not; or there is none); None when none is published.
-    A model restored from `results/` earlier matches by construction: the model trained here is then `trained-here.pt`."""
+    """How the SASRec model in this machine's cache compares with the published one of benchmark `b` (one of
+    `LOCAL_SASREC`:
+    its weights, written the published way, have the published digest or not; or there is none); None when none is
+    published.
+    A model restored from `results/` earlier matches by construction: the model trained here is then
+    `trained-here.pt`."""
     import tempfile
     from safetensors.torch import save_file
     from personalwab.env.sasrec import SASRecConfig, data_key
@@ -111,11 +123,13 @@ def local_sasrec(b, dest: str | Path | None = None) -> str | None:
     if not ((out/"DONE").exists() and ck.exists()): return LOCAL_SASREC[2]
     with tempfile.TemporaryDirectory() as tmp:
         save_file(_sasrec_state(ck)["model"], f"{tmp}/model.safetensors")
-        return LOCAL_SASREC[0] if sha256_files([Path(tmp)/"model.safetensors"]) == found[1]["sha256"] else LOCAL_SASREC[1]
+        return LOCAL_SASREC[0] if sha256_files([Path(tmp)
+                                                /"model.safetensors"]) == found[1]["sha256"] else LOCAL_SASREC[1]
 
 # %% ../../nbs/evidence/38c_models.ipynb #26510cff
 def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=print) -> dict | None:
-    """Put the published SASRec model of benchmark `data` in the cache, where runs look for it (`get_recommender`), so that
+    """Put the published SASRec model of benchmark `data` in the cache, where runs look for it (`get_recommender`), so
+    that
     re-runs recommend what the published runs did; returns its `sasrec.json` with `local` (`local_sasrec`: how the model
     trained on this machine compared), or None when none is published. A model trained here with other weights is kept
     beside it as `trained-here.pt`, never used by a check, never lost."""
@@ -130,14 +144,18 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     src, meta = found
     key, local = data_key(b, SASRecConfig()), local_sasrec(b, dest)
     out = cache_dir("sasrec", key)
-    if local == "differs" and not (out/"trained-here.pt").exists(): os.replace(out/"checkpoint.pt", out/"trained-here.pt")
+    if local == "differs" and not (out/"trained-here.pt").exists():
+        os.replace(out/"checkpoint.pt", out/"trained-here.pt")
     if local == "differs":
-        log(f"[publish] the SASRec model trained on this machine differs from the published one (training is not bit-identical "
-            f"across processors): the published one is used, this machine's is kept as <cache>/sasrec/{key}/trained-here.pt")
+        log(f"[publish] the SASRec model trained on this machine differs from the published one (training is not "
+            f"bit-identical "
+            f"across processors): the published one is used, this machine's is kept as "
+            f"<cache>/sasrec/{key}/trained-here.pt")
     done = read_json(out/"DONE", "SASRec training record") if (out/"DONE").exists() else {}
     if done.get("sha256") != meta["sha256"] or not (out/"checkpoint.pt").exists():
         ck = {"model": load_file(str(src/"model.safetensors")), "items": meta["items"], "config": meta["config"],
               "epoch": meta["trained"].get("epochs")}
         tmp = out/".checkpoint.pt.tmp"; torch.save(ck, tmp); os.replace(tmp, out/"checkpoint.pt")
-        atomic_write_json(out/"DONE", dict(meta["trained"]) | {"restored_from": f"results/sasrec/{key}", "sha256": meta["sha256"]})
+        atomic_write_json(out/"DONE", dict(meta["trained"])
+                          | {"restored_from": f"results/sasrec/{key}", "sha256": meta["sha256"]})
     return dict(meta) | {"local": local}

@@ -24,7 +24,8 @@ def record_key(r: dict) -> tuple[str, int]:
     return r["task_id"], r.get("trial", 0)
 
 def finished_records(path: str | Path) -> list[dict]:
-    "The `ok` records of a results file, one per (task, trial), in file order; a torn last line (being written) is left out."
+    """The `ok` records of a results file, one per (task, trial), in file order; a torn last line (being written) is
+    left out."""
     path = Path(path)
     if not path.exists(): return []
     data = path.read_bytes()
@@ -50,7 +51,8 @@ def write_records_gz(path: str | Path, records: Iterable[dict]) -> Path:
 
 # %% ../../nbs/evidence/38_runs.ipynb #3934550c
 def read_records_gz(path: str | Path) -> list[dict]:
-    "The records of a gzip'd JSONL file written by `write_records_gz`; a bad line is a `ValueError` naming file and line."
+    """The records of a gzip'd JSONL file written by `write_records_gz`; a bad line is a `ValueError` naming file and
+    line."""
     out = []
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
@@ -61,9 +63,12 @@ def read_records_gz(path: str | Path) -> list[dict]:
 
 # %% ../../nbs/evidence/38_runs.ipynb #bd3cc3f9
 def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
-    "The provenance of a run from its invocations (`env.json`) and records: commits (of the invocations that wrote the records), machine, start/end, episode seconds."
-    used = sorted({r["invocation"] for r in records if isinstance(r.get("invocation"), int) and 0 <= r["invocation"] < len(invocations)})
-    gits = [inv.get("git") or {} for i, inv in enumerate(invocations) if not used or i in used]   # a resume that ran nothing adds no commit
+    """The provenance of a run from its invocations (`env.json`) and records: commits (of the invocations that wrote the
+    records), machine, start/end, episode seconds."""
+    used = sorted({r["invocation"] for r in records if isinstance(r.get("invocation"), int) and 0 <= r["invocation"]
+                   < len(invocations)})
+    # a resume that ran nothing adds no commit
+    gits = [inv.get("git") or {} for i, inv in enumerate(invocations) if not used or i in used]
     protos = [i.get("protocol") or {} for i in invocations if i.get("protocol")]
     finished = sorted(r.get("finished", "") for r in records if r.get("finished"))
     last = invocations[-1] if invocations else {}
@@ -74,19 +79,23 @@ def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
             "packages": last.get("packages", {}),
             "started": invocations[0].get("time") if invocations else None,
             "finished": finished[-1] if finished else None,
-            "invocations": len(used) or len(invocations),   # those that wrote records: a resume with nothing to do changes nothing
+            # those that wrote records: a resume with nothing to do changes nothing
+            "invocations": len(used) or len(invocations),
             "episode_seconds": round(sum(float(r.get("wall_s") or 0) for r in records), 1)}
 
 # %% ../../nbs/evidence/38_runs.ipynb #1ca199ef
 def merge_provenance(published: dict, local: dict | None, records: list[dict]) -> dict:
-    """The provenance of a run restored from a publication and resumed here: `published` (its `run.json`'s), `local` (`provenance_of`
-    the records computed here; None if none, and then the publication's is the run's, unchanged), `records` all of them."""
+    """The provenance of a run restored from a publication and resumed here: `published` (its `run.json`'s), `local`
+    (`provenance_of`
+    the records computed here; None if none, and then the publication's is the run's, unchanged), `records` all of
+    them."""
     if local is None: return dict(published)
     ends = [t for t in (published.get("finished"), local["finished"]) if t]
     return published | {"commits": list(dict.fromkeys(list(published.get("commits") or []) + local["commits"])),
                         "dirty": bool(published.get("dirty")) or local["dirty"],
                         "data": local["data"] or published.get("data"),
-                        "machine": local["machine"], "packages": local["packages"],   # the last invocation's, as for a run computed in one place
+                        # the last invocation's, as for a run computed in one place
+                        "machine": local["machine"], "packages": local["packages"],
                         "started": published.get("started") or local["started"],
                         "finished": max(ends) if ends else None,
                         "invocations": int(published.get("invocations") or 0) + local["invocations"],
@@ -96,43 +105,50 @@ def merge_provenance(published: dict, local: dict | None, records: list[dict]) -
 RESTORED_FILE = "restored.json"
 
 def published_part(run: str | Path) -> tuple[dict, set[tuple[str, int]]] | None:
-    "What run folder `run` holds of a publication (`RESTORED_FILE`, written by `restore_run`): its provenance and the (task, trial) of its records; None if nothing."
+    """What run folder `run` holds of a publication (`RESTORED_FILE`, written by `restore_run`): its provenance and the
+    (task, trial) of its records; None if nothing."""
     meta = read_json(Path(run)/RESTORED_FILE, "restored publication")
     if not meta: return None
     return meta["provenance"], {(k[0], int(k[1])) for k in meta["records"]}
 
 # %% ../../nbs/evidence/38_runs.ipynb #224f2da5
 def pack_run(run: str | Path, dest: str | Path | None = None) -> dict:
-    "Pack the finished records and provenance of run folder `run` into `<dest>/runs/<name>/` (default `results_dir()`); returns its `run.json`."
+    """Pack the finished records and provenance of run folder `run` into `<dest>/runs/<name>/` (default
+    `results_dir()`); returns its `run.json`."""
     run = Path(run); dest = Path(dest) if dest else results_dir()
     cfg = read_json(run/"config.json", "run configuration")
     if not cfg or "config" not in cfg: raise FileNotFoundError(f"{run}: not a run folder (no config.json)")
     c = RunConfig.model_validate(cfg["config"])
-    if cfg.get("name", c.name) != c.name:   # its configuration holds paths of the checkout that computed it (a trained model's)
-        raise ValueError(f"{run/'config.json'}: field config: names the run {c.name!r} in this checkout, but it is {cfg['name']!r} "
+    # its configuration holds paths of the checkout that computed it (a trained model's)
+    if cfg.get("name", c.name) != c.name:
+        raise ValueError(f"{run/'config.json'}: field config: names the run {c.name!r} in this checkout, but it is "
+                         f"{cfg['name']!r} "
                          "(computed in another checkout, whose paths it holds): pack it from that checkout")
     recs = finished_records(run/"results.jsonl")
     invs = (read_json(run/"env.json", "environment record") or {}).get("invocations", [])
     if (part := published_part(run)) is None: prov = portable(provenance_of(invs, recs))
-    else:                                   # restored: the publication's records keep its provenance, the rest is this folder's
+    else:                           # restored: the publication's records keep its provenance, the rest is this folder's
         mine = [r for r in recs if record_key(r) not in part[1]]
         prov = merge_provenance(part[0], portable(provenance_of(invs, mine)) if mine else None, recs)
     out = dest/"runs"/c.name
     meta = {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": portable(c.model_dump()),
             "records": len(recs), "provenance": prov,
-            "model": {"spec": portable_model(c.agent_llm), "version": c.model_version, "sha256": model_digest(c.agent_llm)}}
+            "model": {"spec": portable_model(c.agent_llm), "version": c.model_version,
+                      "sha256": model_digest(c.agent_llm)}}
     write_records_gz(out/"records.jsonl.gz", (portable(r) for r in recs))
     atomic_write_json(out/"run.json", meta)
     return meta
 
 # %% ../../nbs/evidence/38_runs.ipynb #042cef13
 def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
-    "Restore the packed run folder `packed` (`.../runs/<name>/`) into `<runs>/<name>/` (default `runs_dir()`); returns it."
+    """Restore the packed run folder `packed` (`.../runs/<name>/`) into `<runs>/<name>/` (default `runs_dir()`); returns
+    it."""
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
     if not meta: raise FileNotFoundError(f"{packed}: not a published run (no run.json)")
     c = RunConfig.model_validate(meta["config"])
     if c.name != meta["name"]:
-        raise ValueError(f"{packed/'run.json'}: field name: {meta['name']!r} is not the name of its configuration ({c.name!r})")
+        raise ValueError(f"{packed/'run.json'}: field name: {meta['name']!r} is not the name of its configuration "
+                         f"({c.name!r})")
     d = run_dir(c, runs); d.mkdir(parents=True, exist_ok=True)
     have = {record_key(r) for r in finished_records(d/"results.jsonl")}
     published = read_records_gz(packed/"records.jsonl.gz")
@@ -142,7 +158,8 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
             for r in new: f.write(dumps(r) + "\n")
             f.flush(); os.fsync(f.fileno())
     if not (d/"config.json").exists():
-        atomic_write_json(d/"config.json", {"name": c.name, "hash": c.hash, "identity": c.identity(), "config": c.model_dump()})
+        atomic_write_json(d/"config.json", {"name": c.name, "hash": c.hash, "identity": c.identity(),
+                                            "config": c.model_dump()})
     if not (d/"env.json").exists(): atomic_write_json(d/"env.json", {"invocations": []})
     keys, old = {record_key(r) for r in published}, published_part(d)
     if old is None or len(keys) >= len(old[1]):               # publications only grow: the larger one covers the other
@@ -150,7 +167,8 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
     return d
 
 # %% ../../nbs/evidence/38_runs.ipynb #960deac9
-def pack_all(runs: str | Path | None = None, dest: str | Path | None = None, names: Iterable[str] | None = None) -> list[dict]:
+def pack_all(runs: str | Path | None = None, dest: str | Path | None = None,
+             names: Iterable[str] | None = None) -> list[dict]:
     "Pack every run folder under `runs` with finished records (or only `names`) into `dest`; returns their `run.json`s."
     runs = Path(runs) if runs else runs_dir(); want = set(names) if names is not None else None
     out = []
