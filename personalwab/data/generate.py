@@ -10,14 +10,14 @@ from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Iterable
+from .catalog import CATEGORIES, TIERS, TYPES, Category, PType
 
 # %% auto #0
 __all__ = ['GENDER_AGE', 'OCCUPATION', 'PRICE_SENSITIVITY', 'DIVERSITY', 'COMPLEXITY', 'BEHAVIOURS_PER_USER', 'RELEASE_SCALE',
-           'TIERS', 'CATALOG_PATH', 'CATEGORIES', 'TYPES', 'TIER_WORDS', 'TIER_DESC', 'MONTHS', 'TONES', 'TONE_WEIGHTS',
-           'TIER_PREF', 'DIVERSITY_ALPHA', 'REVIEW_SENTENCES', 'PERSONA_CUES', 'OPENERS', 'ASPECT_POS', 'ASPECT_NEG',
-           'ATTR_SENT', 'BRAND_SENT', 'BRAND_NEG', 'PRICE_SENT', 'CLOSERS', 'TITLES', 'CATEGORY_FILE', 'PType',
-           'Category', 'load_catalog', 'GenConfig', 'Rng', 'make_catalog', 'make_user', 'review_text', 'simulate_user',
-           'RawData', 'generate_raw', 'write_raw', 'file_digest']
+           'TIER_WORDS', 'TIER_DESC', 'MONTHS', 'TONES', 'TONE_WEIGHTS', 'TIER_PREF', 'DIVERSITY_ALPHA',
+           'REVIEW_SENTENCES', 'PERSONA_CUES', 'OPENERS', 'ASPECT_POS', 'ASPECT_NEG', 'ATTR_SENT', 'BRAND_SENT',
+           'BRAND_NEG', 'PRICE_SENT', 'CLOSERS', 'TITLES', 'CATEGORY_FILE', 'GenConfig', 'Rng', 'make_catalog',
+           'make_user', 'review_text', 'simulate_user', 'RawData', 'generate_raw', 'write_raw', 'file_digest']
 
 # %% ../../nbs/data/03_generate.ipynb #191da56a
 GENDER_AGE = {("Female", "25-34"): 416, ("Female", "35-44"): 368, ("Male", "35-44"): 98, ("Male", "25-34"): 58,
@@ -33,121 +33,6 @@ DIVERSITY = {"Medium": 770, "High": 157, "Low": 73}             # release
 COMPLEXITY = {"Medium": 839, "High": 85, "Low": 76}             # release (Interaction Complexity)
 BEHAVIOURS_PER_USER = 40.6                                      # release: 40,648 interactions / 1,000 users
 RELEASE_SCALE = dict(n_users=1000, n_products=35_772)           # release
-
-# %% ../../nbs/data/03_generate.ipynb #d0554846
-@dataclass
-class PType:
-    "A product type: how its products are named, priced, described and reviewed."
-    key: str
-    noun: str
-    words: list[str]                 # how shoppers call it (instructions)
-    path: list[str]                  # Amazon sub-category path below the top level
-    price: tuple[float, float]       # USD range, budget .. premium
-    attrs: dict[str, list[str]]      # attribute name -> values (go into title and details)
-    feats: list[str]                 # bullet-point features
-    acc: list[str] = field(default_factory=list)   # accessory types often bought next
-    aspects: list[str] = field(default_factory=list)  # what reviews talk about
-    use: list[str] = field(default_factory=list)   # where/what for ("at the gym")
-
-# %% ../../nbs/data/03_generate.ipynb #0e6b68df
-@dataclass
-class Category:
-    "A top-level category with its Amazon main_category string, stores and types."
-    name: str
-    main_category: str
-    area: str                        # how a shopper names the area ("my kitchen")
-    brands: list[tuple[str, str, float]]   # (store, home tier, quality 0..1)
-    types: list[PType]
-    aspects: list[str]
-
-# %% ../../nbs/data/03_generate.ipynb #23013d67
-TIERS = ("budget", "mid", "premium")
-
-# %% ../../nbs/data/03_generate.ipynb #0d1ecb47
-CATALOG_PATH = Path(str(resources.files("personalwab")/"catalog.json"))
-
-# %% ../../nbs/data/03_generate.ipynb #78c95ea8
-def _shown(x) -> str:
-    s = json.dumps(x, ensure_ascii=False)
-    return s if len(s) <= 60 else s[:57] + "..."
-
-# %% ../../nbs/data/03_generate.ipynb #ff3f6a2b
-@dataclass
-class _Reader:
-    """Checks the objects of the catalog file `path`: every failure is one `ValueError` line naming the file and the
-    field."""
-    path: Path
-    def error(self, where: str, msg: str) -> ValueError: return ValueError(f"{self.path}: {where}: {msg}")
-    def fail(self, where: str, msg: str): raise self.error(where, msg)
-    def record(self, x, where: str, spec: dict[str, tuple], optional=()) -> dict:
-        """`x` checked as an object with the fields of `spec` (name -> (test, what it must be)); `optional` ones may be
-        missing."""
-        if not isinstance(x, dict): self.fail(where, f"expected an object, got {_shown(x)}")
-        for k in x:
-            if k not in spec: self.fail(f"{where}.{k}", f"unknown field (the fields are {', '.join(spec)})")
-        for k, (ok, what) in spec.items():
-            if k not in x and k not in optional: self.fail(f"{where}.{k}", "missing")
-            if k in x and not ok(x[k]): self.fail(f"{where}.{k}", f"expected {what}, got {_shown(x[k])}")
-        return x
-
-# %% ../../nbs/data/03_generate.ipynb #6169f7da
-def _is_num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-# %% ../../nbs/data/03_generate.ipynb #873e39ab
-def _is_text(x) -> bool: return isinstance(x, str) and bool(x.strip())
-
-# %% ../../nbs/data/03_generate.ipynb #07925917
-def _is_texts(x) -> bool: return isinstance(x, list) and all(map(_is_text, x))
-
-_TEXT, _TEXTS = (_is_text, "a non-empty string"), (_is_texts, "a list of non-empty strings")
-_SOME_TEXTS = (lambda x: _is_texts(x) and len(x) > 0, "a non-empty list of non-empty strings")
-_CATALOG = {"description": _TEXT, "categories": (lambda x: isinstance(x, list) and len(x) > 0,
-                                                 "a non-empty list of categories")}
-_CATEGORY = {"name": _TEXT, "main_category": _TEXT, "area": _TEXT, "aspects": _TEXTS,
-             "brands": (lambda x: isinstance(x, list) and len(x) >= 2, "a list of at least 2 stores"),
-             "types": (lambda x: isinstance(x, list) and len(x) > 0, "a non-empty list of product types")}
-_BRAND = {"store": _TEXT, "tier": (lambda x: x in TIERS, "one of " + ", ".join(TIERS)),
-          "quality": (lambda x: _is_num(x) and 0 <= x <= 1, "a number in 0..1")}
-_TYPE = {"key": _TEXT, "noun": _TEXT, "words": _SOME_TEXTS, "path": _SOME_TEXTS,
-         "price": (lambda x: isinstance(x, list) and len(x) == 2 and all(map(_is_num, x)) and 0 <= x[0] <= x[1],
-                   "[low, high] in USD with 0 <= low <= high"),
-         "attrs": (lambda x: isinstance(x, dict) and all(_is_text(k) and _SOME_TEXTS[0](v) for k, v in x.items()),
-                   "an object of attribute name -> non-empty list of values"),
-         "feats": _SOME_TEXTS, "acc": _TEXTS, "aspects": _TEXTS, "use": _TEXTS}
-
-# %% ../../nbs/data/03_generate.ipynb #55bca430
-def load_catalog(path: str | Path | None = None) -> list[Category]:
-    """The categories of the catalog vocabulary file `path` (default `CATALOG_PATH`), checked field by field: a
-    malformed file raises one `ValueError` line naming the file and the field."""
-    path = Path(path or CATALOG_PATH); r = _Reader(path)
-    try: data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise r.error(f"line {e.lineno} column {e.colno}", f"not valid JSON ({e.msg})") from None
-    cats, type_at = [], {}
-    for i, c in enumerate(r.record(data, "catalog", _CATALOG, optional=["description"])["categories"]):
-        w = f"categories[{i}]"; r.record(c, w, _CATEGORY)
-        brands = [r.record(b, f"{w}.brands[{j}]", _BRAND) for j, b in enumerate(c["brands"])]
-        for j, b in enumerate(brands):
-            if b["store"] in [x["store"] for x in brands[:j]]:
-                r.fail(f"{w}.brands[{j}].store", f"{b['store']!r} is listed twice")
-        types = []
-        for j, t in enumerate(c["types"]):
-            tw = f"{w}.types[{j}]"; r.record(t, tw, _TYPE, optional=["acc", "aspects", "use"])
-            if t["key"] in type_at: r.fail(f"{tw}.key", f"{t['key']!r} is already the key of {type_at[t['key']]}")
-            type_at[t["key"]] = tw
-            types.append(PType(**(t | {"price": tuple(t["price"])})))
-        cats.append(Category(c["name"], c["main_category"], c["area"],
-                             [(b["store"], b["tier"], b["quality"]) for b in brands], types, c["aspects"]))
-    for t in (t for c in cats for t in c.types):
-        for a in t.acc:
-            if a not in type_at: r.fail(f"{type_at[t.key]}.acc", f"{a!r} is not the key of a product type")
-    return cats
-
-# %% ../../nbs/data/03_generate.ipynb #7ff56f89
-CATEGORIES: list[Category] = load_catalog()
-
-# %% ../../nbs/data/03_generate.ipynb #4d2847d1
-TYPES: dict[str, tuple[Category, PType]] = {t.key: (c, t) for c in CATEGORIES for t in c.types}
 
 # %% ../../nbs/data/03_generate.ipynb #23e0fc6e
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 from filelock import FileLock
 from ..core.config import data_dir
 from .schema import Benchmark, tiny_benchmark
-from . import generate as _generate, build as _build
+from . import catalog as _catalog, generate as _generate, templates as _templates, build as _build
 
 # %% auto #0
 __all__ = ['DEFAULT', 'default_benchmark', 'cache_key', 'default_dir', 'cached_default', 'load_benchmark']
@@ -28,8 +28,8 @@ def cache_key(**kw) -> str:
     """Hash of the generator and pipeline source, the generator's catalog file and the configuration: a new key rebuilds
     the cache."""
     h = hashlib.sha256(json.dumps(DEFAULT | kw, sort_keys=True).encode())
-    for m in (_generate, _build): h.update(inspect.getsource(m).encode())
-    h.update(_generate.CATALOG_PATH.read_bytes())   # the vocabulary is data, not source: hash it too
+    for m in (_catalog, _generate, _templates, _build): h.update(inspect.getsource(m).encode())
+    h.update(_catalog.CATALOG_PATH.read_bytes())   # the vocabulary is data, not source: hash it too
     return h.hexdigest()[:12]
 
 # %% ../../nbs/data/05_load.ipynb #22c3ad06
