@@ -18,7 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from personalwab.run import runner
-from personalwab.cli import RUN_ERRORS, app
+from personalwab.commands.errors import RUN_ERRORS
+from personalwab.cli import app
 from personalwab.llm.hf import tiny_model_path
 from personalwab.data.official import write_official
 from personalwab.run.config import RunConfig
