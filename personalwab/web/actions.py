@@ -207,6 +207,7 @@ def element(tree, node: int):
     return found[0] if found else None
 
 def typable(el) -> bool:
+    "Whether page element `el` takes typed text (a textarea, or an input of a text type)."
     return el.tag == "textarea" or (el.tag == "input" and (el.get("type") or "").lower() in TEXT_INPUTS)
 
 # %% ../../nbs/web/82_actions.ipynb #b4656690
