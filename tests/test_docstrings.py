@@ -12,13 +12,13 @@ def _own_doc(obj) -> str | None:
 
 def missing_docstrings() -> list[str]:
     out = []
-    for m in pkgutil.iter_modules(personalwab.__path__):
-        if m.name.startswith("_"): continue
-        mod = importlib.import_module(f"personalwab.{m.name}")
+    for m in pkgutil.walk_packages(personalwab.__path__, "personalwab."):
+        if m.name.rpartition(".")[2].startswith("_"): continue
+        mod = importlib.import_module(m.name)
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name, None)
             if not (inspect.isclass(obj) or inspect.isfunction(obj)) or getattr(obj, "__module__", "") != mod.__name__: continue
-            if not (_own_doc(obj) or "").strip(): out.append(f"personalwab.{m.name}.{name}")
+            if not (_own_doc(obj) or "").strip(): out.append(f"{m.name}.{name}")
     return out
 
 def test_every_exported_function_and_class_has_its_own_docstring():

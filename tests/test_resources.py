@@ -3,9 +3,9 @@
 * two benchmarks in one process never share a searcher, also when the first one has been
   garbage-collected and the second may get its `id()` (the bug of the old `id`-keyed caches);
 * importing the package and every module changes no environment variable and no root logging level;
-* no two library modules import each other (imports inside functions included).
+* (no two library modules import each other: the import contracts of `.importlinter`, in test_architecture.py).
 """
-import ast, gc, json, os, subprocess, sys, tempfile
+import gc, json, os, subprocess, sys, tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,6 @@ from personalwab.env.resources import Resources
 from personalwab.data.schema import Benchmark, tiny_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
-PKG = ROOT/"personalwab"
 
 
 def renamed(b: Benchmark, letter: str) -> Benchmark:
@@ -71,8 +70,8 @@ IMPORT_ALL = r"""
 import importlib, json, logging, os, pkgutil, sys
 before_env, before_level = dict(os.environ), logging.getLogger().level
 import personalwab
-names = sorted(m.name for m in pkgutil.iter_modules(personalwab.__path__) if not m.name.startswith("_"))
-for n in names: importlib.import_module(f"personalwab.{n}")
+names = sorted(m.name for m in pkgutil.walk_packages(personalwab.__path__, "personalwab.") if not m.name.rpartition(".")[2].startswith("_"))
+for n in names: importlib.import_module(n)
 after = dict(os.environ)
 print(json.dumps({"modules": names, "level": [before_level, logging.getLogger().level],
                   "changed": sorted(k for k in before_env.keys() | after.keys() if before_env.get(k) != after.get(k))}))
@@ -87,37 +86,9 @@ def test_importing_changes_no_environment_or_logging_level():
     r = subprocess.run([sys.executable, "-c", IMPORT_ALL], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
-    assert {"env", "runner", "resources", "methods", "cli"} <= set(out["modules"])
+    assert {"personalwab.env.environment", "personalwab.run.runner", "personalwab.env.resources", "personalwab.agents.methods",
+            "personalwab.cli", "personalwab.web.run"} <= set(out["modules"])
     assert out["changed"] == [], out["changed"]
     assert out["level"][0] == out["level"][1]
 
 
-def module_imports(path: Path) -> set[str]:
-    "The package modules `path` imports, anywhere in the file (inside functions too, and via `__import__('personalwab.x')`)."
-    found = set()
-    for n in ast.walk(ast.parse(path.read_text())):
-        if isinstance(n, ast.ImportFrom):
-            if n.level == 1: found |= {n.module.split(".")[0]} if n.module else {a.name for a in n.names}
-            elif n.module == "personalwab": found |= {a.name for a in n.names}
-            elif n.module and n.module.startswith("personalwab."): found.add(n.module.split(".")[1])
-        elif isinstance(n, ast.Import):
-            found |= {a.name.split(".")[1] for a in n.names if a.name.startswith("personalwab.")}
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("personalwab.") and n.value.count(".") == 1 \
-                and n.value.split(".")[1].isidentifier():
-            found.add(n.value.split(".")[1])
-    return found - {path.stem}
-
-
-def test_module_imports_parser():
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d)/"x.py"
-        p.write_text("from .a import f\nfrom personalwab.b import g\nimport personalwab.c\n"
-                     "def h():\n    from personalwab import d\n    return __import__('personalwab.e', fromlist=['E'])\n")
-        assert module_imports(p) == {"a", "b", "c", "d", "e"}
-
-
-def test_no_two_modules_import_each_other():
-    mods = {p.stem: module_imports(p) for p in PKG.glob("*.py") if p.stem != "_modidx"}
-    pairs = sorted((a, b) for a in mods for b in mods[a] if b in mods and a in mods[b] and a < b)
-    assert pairs == [], f"modules importing each other: {pairs}"
