@@ -1,4 +1,4 @@
-"""Run identities survive the run-layer refactoring (issue #26).
+"""Run identities survive the run-layer refactoring (issue #26) and the move into subpackages (issue 47).
 
 The hashes below were computed by the code before the change (commit 7947f77); a run folder made
 by that code (tests/fixtures/run_before_26: the oracle on the first 6 test tasks, bm25s search; the
@@ -61,3 +61,24 @@ def test_run_folder_before_26_resumes(tmp_path):
     assert summary["complete"] and summary["finished"] == 6 and summary["run"] == FIXTURE.name
     assert json.loads((d/"config.json").read_text())["hash"] == cfg.hash
     assert not list(d.glob(".*.tmp"))
+
+
+def test_the_published_plan_names_exactly_the_published_runs(tmp_path, monkeypatch):
+    """The plan in configs/published.yaml yields exactly the run names under results/runs/ (issue 47: a refactoring that
+    moves modules keeps every run's identity). PUMA's runs are named after its trained model, so its published pipeline is
+    restored first (into a scratch runs folder) for `trained_puma` to find it."""
+    from personalwab.core.config import results_dir
+    from personalwab.evidence.plan import load_plan, plan_runs, trained_puma
+    from personalwab.puma.publish import restore_puma
+    from personalwab.reproduce.experiments import puma_config
+    monkeypatch.setenv("PERSONALWAB_RUNS", str(tmp_path/"runs"))
+    plan = load_plan()
+    published = sorted(p.name for p in (results_dir()/"runs").iterdir() if (p/"run.json").exists())
+    assert published, "no published runs in results/runs/"
+    meta = restore_puma(puma_config(plan.puma_config, data=plan.data), log=lambda *a: None)
+    assert meta is not None, "no published PUMA model in results/puma/"
+    puma = trained_puma(plan)
+    assert puma is not None, "the restored PUMA pipeline is not complete"
+    planned = sorted({c.name for c, _ in plan_runs(plan, puma).values()})
+    assert planned == published, (f"planned only: {sorted(set(planned) - set(published))}; "
+                                  f"published only: {sorted(set(published) - set(planned))}")
