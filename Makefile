@@ -68,7 +68,9 @@ smoke: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile smoke
 
 # The site in _docs/: nbdev_docs where `quarto` is on PATH, else nbdev's processing plus tools/build_docs.py's
-# own renderer. Never installs anything (nbdev_proc_nbs would try to install Quarto with sudo).
+# own renderer, whose sidebar groups the pages by layer and whose architecture page (the layers and the imports
+# between them, tools/architecture.py) is drawn from the code at every build. Never installs anything (nbdev_proc_nbs
+# would try to install Quarto with sudo).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
 

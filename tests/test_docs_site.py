@@ -62,10 +62,34 @@ def html_pages(site: Path) -> list[Path]: return sorted(site.rglob("*.html"))
 def soup(p: Path) -> BeautifulSoup: return BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
 
 def test_site_has_every_notebook(site):
-    for nb in list((ROOT/"nbs").glob("*.ipynb")) + list((ROOT/"nbs"/"paper").glob("*.ipynb")):
+    for nb in list((ROOT/"nbs").glob("*.ipynb")) + list((ROOT/"nbs").glob("*/*.ipynb")):
         rel = nb.relative_to(ROOT/"nbs")
         page = rel.parent/(re.sub(r"^\d+[a-z]?_", "", nb.stem) + ".html")   # nbdev names library pages without the number
         assert (site/page).exists(), f"no page {page} for {rel}"
+
+def test_sidebar_shows_the_layers_with_one_sentence_each(site):
+    "The sidebar groups the pages by layer, bottom up (the notebooks' folders), each group with what it holds, then the paper."
+    import architecture
+    side = soup(site/"index.html").select_one("nav#sidebar")
+    heads = [h.get_text() for h in side.find_all("h3")]
+    layers = [l for l in reversed(architecture.layers()) if l != "commands"]
+    assert heads[:len(layers)] == layers and heads[len(layers)] == build_docs.PAPER_SECTION, heads
+    for h in side.find_all("h3")[:len(layers) + 1]:
+        note = h.find_next_sibling()
+        assert note.name == "p" and "group" in note.get("class", []) and note.get_text().strip().endswith("."), (h.get_text(), note)
+    assert [a["href"] for a in side.select("a")][:2] == ["index.html", "architecture.html"]
+    data = [a["href"] for a in side.find("h3", string="data").find_all_next("a", limit=3)]
+    assert all(h.startswith("data/") for h in data), data
+
+def test_architecture_page_is_drawn_from_the_code(site):
+    "The architecture page: the layers of .importlinter in order, a row per layer with its docstring and modules, the graph."
+    import architecture
+    s = soup(site/"architecture.html")
+    img = s.select_one("main img")
+    assert img and (site/img["src"]).exists() and (site/img["src"]).read_text().lstrip().startswith(("<?xml", "<svg"))
+    rows = [tr.th.get_text() for tr in s.select("main table tbody tr")]
+    assert rows == architecture.layers(), rows
+    assert all(architecture.docstring(l)[:40] in s.get_text() for l in rows)
 
 def test_titles_and_descriptions_are_plain_text(site):
     for p in html_pages(site):
@@ -103,8 +127,8 @@ def test_links_to_notebooks_become_links_to_their_pages(tmp_path):
     assert test("[f](../22_web_tools.ipynb)", tmp_path/"paper", "paper/table3.html", pages) == "[f](../web_tools.html)"
 
 def test_source_links_open_the_notebook_cell(site):
-    links = [a["href"] for a in soup(site/"schema.html").find_all("a", class_="source")]
-    assert links, "schema.html has no source links"
+    links = [a["href"] for a in soup(site/"data"/"schema.html").find_all("a", class_="source")]
+    assert links, "data/schema.html has no source links"
     assert all(h.split("#")[0].endswith("nbs/data/01_schema.ipynb") and "#" in h for h in links), links[:3]
 
 # Library notebooks whose stored outputs predate the fixes at the source (std tqdm, no Hugging Face loading bars,
@@ -126,7 +150,7 @@ def test_pages_show_no_tracebacks_progress_bars_or_machine_paths(site):
     assert not bad, "\n".join(bad[:20])
 
 def test_code_is_highlighted_and_pages_have_toc_and_pager(site):
-    s = soup(site/"env.html")
+    s = soup(site/"env"/"environment.html")
     assert s.select(".highlight pre span.k, .highlight pre span.kn, .highlight pre span.nb"), "no Pygments token classes"
     assert ".highlight .k" in (site/"site.css").read_text()
     toc = [a["href"] for a in s.select("nav#toc a")]
@@ -187,7 +211,7 @@ def browse(url: str, *extra: str, width: str = WIDTHS["desktop"]) -> str:
 @needs_browser
 def test_pages_render_in_chromium_with_screenshots(site, run_dir, web_run_dir):
     task = next((site/"runs"/run_dir.name).glob("*.html"))
-    pages = {"index": site/"index.html", "env": site/"env.html", "table3": site/"paper"/"table3_single_turn.html", "trajectory": task,
+    pages = {"index": site/"index.html", "env": site/"env"/"environment.html", "table3": site/"paper"/"table3_single_turn.html", "trajectory": task,
              "web-trajectory": next((site/"runs"/web_run_dir.name).glob("*.html"))}
     SHOTS.mkdir(parents=True, exist_ok=True)
     print(f"screenshots in {SHOTS}")
@@ -205,6 +229,6 @@ def test_pages_render_in_chromium_with_screenshots(site, run_dir, web_run_dir):
 def test_search_finds_a_known_function(site):
     dom = browse((site/build_docs.SEARCH_PAGE).as_uri() + "?q=load_run", "--dump-dom")
     hits = re.findall(r'<a class="hit" href="([^"]+)"', dom)
-    assert any(h.startswith("trajectory.html#load_run") for h in hits), hits[:10]
+    assert any(h.startswith("reproduce/trajectory.html#load_run") for h in hits), hits[:10]
     dom = browse((site/build_docs.SEARCH_PAGE).as_uri() + "?q=DataError", "--dump-dom")
-    assert 'href="schema.html#dataerror"' in dom, dom[-1500:]
+    assert 'href="data/schema.html#dataerror"' in dom, dom[-1500:]

@@ -3,8 +3,9 @@
 Where Quarto is installed this is simply `nbdev_docs`. Where it is not (it cannot be installed on
 the offline build machines), the notebooks go through nbdev's own processing (show_doc rendered,
 directives applied, exports hidden) in a scratch copy, and a small renderer turns the processed
-notebooks into a static HTML site that works offline from `file://`: a sidebar with every page
-(a menu at phone width), Pygments-highlighted code, a table of contents and previous/next links
+notebooks into a static HTML site that works offline from `file://`: a sidebar with every page, grouped by
+the package's layers bottom up with one sentence each (their notebooks' folders; a menu at phone width), an
+architecture page drawn from the code (`tools/architecture.py`: the layers and the imports between them), Pygments-highlighted code, a table of contents and previous/next links
 on each page, client-side full-text search (a prebuilt index in `search.js`), API docs whose
 anchors match nbdev's links, and one page per task of every published run (results/, restored into a scratch folder) or of every run
 the paper notebooks used (--runs).
@@ -25,6 +26,7 @@ from pygments.formatters import HtmlFormatter
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT/"tools"))                # architecture.py, beside this file
 # settings.ini's git_url until someone owns a real repository; a setting `git_url_is_real = True` overrides.
 PLACEHOLDER_GIT_URLS = {"https://github.com/personalwab/personalwab"}
 SEARCH_PAGE = "site-search.html"      # not search.html: that is the page of the search module (20_search)
@@ -39,6 +41,7 @@ label.menu-button{display:none}
 nav#sidebar{position:fixed;top:0;left:0;bottom:0;width:var(--side);overflow-y:auto;background:var(--bg2);border-right:1px solid var(--line);padding:16px 12px}
 nav#sidebar h2{font-size:1.1rem;margin:0 0 8px} nav#sidebar h2 a{color:var(--fg);padding:0}
 nav#sidebar h3{font-size:.78rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);margin:16px 0 4px}
+nav#sidebar p.group{font-size:.78rem;color:var(--muted);margin:0 6px 4px;line-height:1.35}
 nav#sidebar a{display:block;padding:3px 6px;border-radius:4px;color:var(--link);text-decoration:none;font-size:.92rem}
 nav#sidebar a.active{background:#dbeafe;font-weight:600}
 form.search{margin:0 0 8px} form.search input{width:100%;padding:5px 8px;border:1px solid var(--line);border-radius:6px;font-size:.9rem}
@@ -133,13 +136,30 @@ def front_matter(nb) -> dict:
             if c.cell_type == "markdown" and (m := re.match(r"#\s+(.+)", c.source)): meta["title"] = m.group(1).strip(); break
     return meta
 
+PAPER_SECTION = "Paper reproduction"
+ARCHITECTURE = ("architecture.html", "Architecture")   # a page made from the code (tools/architecture.py), not a notebook
+
+def groups() -> list[tuple[str, str]]:
+    """The sidebar's groups, bottom layer first, each with one sentence: the layers of `.importlinter` (their notebooks in
+    `nbs/<layer>/`; the command line's, in `nbs/` and `nbs/commands/`, under `cli`), then the paper's notebooks."""
+    import architecture as arch
+    ls = list(reversed(arch.layers()))
+    out = [(l, arch.first_sentence(arch.docstring(l))) for l in ls if l != "commands"]
+    return out + [(PAPER_SECTION, "The paper's tables, figures and claims, executed from the published runs (`make reproduce`).")]
+
 def pages(proc: Path) -> list[tuple[str, Path]]:
-    "(section, notebook) pairs in sidebar order: home, library, reproduction."
+    "(section, notebook) pairs in sidebar order: home, then the layers bottom up (`groups`), then the paper reproduction."
     nbs = sorted(p for p in proc.rglob("*.ipynb") if not any(part.startswith((".", "_")) for part in p.relative_to(proc).parts))
-    home = [("Home", p) for p in nbs if p.name == "index.ipynb" and p.parent == proc]
-    lib = [("Library", p) for p in nbs if p.parent == proc and p.name != "index.ipynb"]
-    rest = [("Paper reproduction" if p.parent.name == "paper" else p.parent.name.title(), p) for p in nbs if p.parent != proc]
-    return home + lib + rest
+    def group(p: Path) -> str:
+        rel = p.relative_to(proc)
+        if rel.parts[0] == "paper": return PAPER_SECTION
+        if len(rel.parts) == 1: return "cli" if re.match(r"\d+[a-z]?_cli\b", p.stem) else "Home"
+        return "cli" if rel.parts[0] == "commands" else rel.parts[0]
+    order = ["Home"] + [g for g, _ in groups()]
+    home = sorted((p for p in nbs if group(p) == "Home"), key=lambda p: (p.name != "index.ipynb", p.name))
+    rest = sorted((p for p in nbs if group(p) != "Home"), key=lambda p: (order.index(group(p)) if group(p) in order else len(order),
+                                                                          group(p), p.relative_to(proc).parts[0] == "commands", p.name))
+    return [("Home", p) for p in home] + [(group(p), p) for p in rest]
 
 def href(proc: Path, nb: Path, fm: dict | None = None) -> str:
     "The page's path in the site: nbdev's `output-file` (e.g. `schema.html` for `01_schema.ipynb`), as Quarto names it."
@@ -219,13 +239,15 @@ def source_link(url: str, page_dir: Path, repo: str | None, branch: str) -> str:
 
 # ---------------------------------------------------------------- page shell
 
-def sidebar(entries: list[tuple[str, str, str]], current: str, up: str) -> str:
-    "entries: (section, href, title)."
+def sidebar(entries: list[tuple[str, str, str]], current: str, up: str, notes: dict[str, str] | None = None) -> str:
+    "entries: (section, href, title); `notes`: one sentence under a section's heading (what that group holds)."
     side = [f"<h2><a href='{up}index.html'>personalwab</a></h2>",
             f"<form class='search' action='{up}{SEARCH_PAGE}' method='get' role='search'><input type='search' name='q' placeholder='Search…' aria-label='Search the docs'></form>"]
     last = None
     for sec, h, t in entries:
-        if sec != last and sec != "Home": side.append(f"<h3>{html.escape(sec)}</h3>")
+        if sec != last and sec != "Home":
+            side.append(f"<h3>{html.escape(sec)}</h3>")
+            if notes and sec in notes: side.append(f"<p class='group'>{inline_md(notes[sec])}</p>")
         last = sec
         cls = " class='active'" if h == current else ""
         side.append(f"<a{cls} href='{up}{h}'>{html.escape(t)}</a>")
@@ -327,7 +349,9 @@ def render(proc: Path, out: Path, runs: Path | None = None, include_all: bool = 
     extra = trajectory_pages(runs, names) if runs else []
     have = {h.removeprefix("runs/").removesuffix(".html") for h, *_ in extra if h.count("/") == 1}
     labels = method_labels()
+    notes = dict(groups())
     entries = [(sec, h, t) for sec, _, _, _, h, t in info] + [("Runs", h, t) for h, t, *_ in extra if h.count("/") == 1]
+    entries.insert(1, ("Home", *ARCHITECTURE))                 # right after the home page
     order = [(h, t) for _, h, t in entries]
     out.mkdir(parents=True, exist_ok=True)
     (out/"site.css").write_text(CSS + HtmlFormatter(style="default").get_style_defs(".highlight"), encoding="utf-8")
@@ -343,7 +367,7 @@ def render(proc: Path, out: Path, runs: Path | None = None, include_all: bool = 
         body, toc, sections = polish(body, dest.parent.resolve(), repo, branch, links)
         prev = order[pos-1] if pos else None
         nxt = order[pos+1] if pos is not None and pos+1 < len(order) else None
-        dest.write_text(shell(title, desc, body, sidebar(entries, page, up), up, toc, prev, nxt), encoding="utf-8")
+        dest.write_text(shell(title, desc, body, sidebar(entries, page, up, notes), up, toc, prev, nxt), encoding="utf-8")
         for sid, h, text in sections:
             index.append({"t": title, "h": h or title, "u": page + (f"#{sid}" if sid else ""), "x": text[:5000]})
         written.append(dest)
@@ -363,11 +387,15 @@ def render(proc: Path, out: Path, runs: Path | None = None, include_all: bool = 
         emit(page, title, fm.get("description"), body, order.index((page, title)))
     for page, title, desc, body in extra:
         emit(page, title, desc, body, order.index((page, title)) if (page, title) in order else None)
+    import architecture as arch                     # the architecture page, drawn from the code at every build
+    arch.draw(arch.layer_imports(), out/"architecture.svg")
+    emit(ARCHITECTURE[0], ARCHITECTURE[1], "The layers of the package, what each holds, and the imports between them, from the code.",
+         arch.page_html("architecture.svg"), order.index(ARCHITECTURE))
     # search: the page and its prebuilt index (a script, so that it loads from file:// too)
     (out/"search.js").write_text("window.SEARCH_INDEX=" + json.dumps(index, ensure_ascii=False) + ";\n", encoding="utf-8")
     form = (f"<form class='search' action='{SEARCH_PAGE}' method='get'><input id='search-page-box' type='search' name='q' "
             "placeholder='Search the docs' aria-label='Search the docs'></form><p id='count'></p><ol id='results'></ol>")
-    (out/SEARCH_PAGE).write_text(shell("Search", None, form, sidebar(entries, SEARCH_PAGE, ""), "",
+    (out/SEARCH_PAGE).write_text(shell("Search", None, form, sidebar(entries, SEARCH_PAGE, "", notes), "",
                                          scripts=f"<script src='search.js'></script><script>{SEARCH_JS}</script>"), encoding="utf-8")
     written.append(out/SEARCH_PAGE)
     fix_fragments(out, written)
