@@ -33,70 +33,97 @@ class Check:
 _I, _H, _P, _R = "user_instructions.json", "user_history.json", "all_products.json", "user_profiles.json"
 
 CHECKS: dict[str, Check] = {c.code: c for c in [
-    Check("A101", "error", "target-not-own-behaviour", "a task's target product is none of the user's behaviours",
+    Check("A101", "error", "target-not-own-behaviour",
+          "a task's target product is "
+          "none of the user's behaviours",
           f"A101 error: {_I}: record test[0]: field target.product_info.parent_asin: target B000000002 is none of the "
           f"2 behaviours of user U1 in {_H}"),
-    Check("A102", "error", "target-review-not-own", "a task's target review differs from the user's review of that "
-                                                    "product",
+    Check("A102", "error", "target-review-not-own",
+          "a task's target review differs from "
+          "the user's review of that product",
           f"A102 error: {_I}: record test[0]: field target.review.text: the target review is not the user's: {_H} "
           f"record U1[2] has another text"),
     Check("A103", "error", "task-time-not-target-time",
-          "a task's timestamp differs from its target review's (memory is cut at the task's timestamp)",
+          "a task's timestamp differs from its target "
+          "review's (memory is cut at the task's timestamp)",
           f"A103 error: {_I}: record test[0]: field timestamp: task timestamp 4000 is 1,000 ms after its target "
           f"review's 3000: the target itself is in the memory the agent sees"),
     Check("A104", "error", "recommend-without-history",
-          "a recommendation task whose user has no behaviour before it (nothing to recommend from)",
+          "a recommendation task whose user has no "
+          "behaviour before it (nothing to recommend from)",
           f"A104 error: {_I}: record test[0]: field timestamp: user U1 has no behaviour before the task's timestamp "
           f"500 in {_H}: a recommendation from history is impossible"),
     Check("A105", "warning", "review-without-history",
-          "a review task whose user has no behaviour before it (no style to imitate)",
+          "a review task whose user has no behaviour "
+          "before it (no style to imitate)",
           f"A105 warning: {_I}: record test[0]: field timestamp: user U1 has no behaviour before the task's timestamp "
           f"500 in {_H}: no past review to imitate"),
     Check("A201", "error", "task-user-without-profile",
-          "a task's user has no profile (the loader refuses such files; this catches in-memory benchmarks)",
-          f"A201 error: {_I}: record test[0]: field user_id: user 'U9' has no profile in {_R}"),
+          "a task's user has no profile (the loader refuses "
+          "such files; this catches in-memory benchmarks)",
+          f"A201 error: {_I}: record test[0]: field "
+          f"user_id: user 'U9' has no profile in {_R}"),
     Check("A202", "warning", "profile-without-history",
-          "a profile whose user has no behaviours (a profiles file of other users)",
-          f"A202 warning: {_R}: record U2: field user_id: user has a profile but no behaviours in {_H}"),
+          "a profile whose user has no behaviours "
+          "(a profiles file of other users)",
+          f"A202 warning: {_R}: record U2: field user_id: "
+          f"user has a profile but no behaviours in {_H}"),
     Check("A203", "error", "history-user-without-profile",
-          "a user with a history has no profile (the loader checks the files' user ids and refuses them)",
-          f"A203 error: {_H}: record U2: field user_id: user has a history but no profile in {_R}"),
+          "a user with a history has no profile (the loader "
+          "checks the files' user ids and refuses them)",
+          f"A203 error: {_H}: record U2: field user_id: "
+          f"user has a history but no profile in {_R}"),
     Check("A204", "error", "profiles-of-other-users",
           "the profiles file has not one profile of a user with a history: the profiles of another release or sample "
           "(the loader refuses it)",
           f"A204 error: {_R}: record (top level): field user_id: none of the 2 profiles is of a user in {_H}: its one "
           f"user (U1) has no profile here; "
           "a profiles file of other users"),
-    Check("A301", "error", "duplicate-task", "two tasks of one split with the same user, type, target and timestamp "
-                                             "(under any ids)",
+    Check("A301", "error", "duplicate-task",
+          "two tasks of one split with the same user, "
+          "type, target and timestamp (under any ids)",
           f"A301 error: {_I}: record test[1]: field (record): the same task as test[0] (user U1, recommend, target "
           f"B000000002, timestamp 3000): it counts twice"),
-    Check("A302", "warning", "duplicate-behaviour", "a user's behaviour listed twice (same product, review and "
-                                                    "timestamp)",
+    Check("A302", "warning", "duplicate-behaviour",
+          "a user's behaviour listed twice "
+          "(same product, review and timestamp)",
           f"A302 warning: {_H}: record U1[1]: field (record): the same behaviour as U1[0] (product B000000001, "
           f"timestamp 1000)"),
-    Check("A401", "error", "product-not-in-catalog", "a behaviour or a target names a product missing from the catalog "
-                                                     "(the loader refuses such files)",
-          f"A401 error: {_H}: record U1[0]: field product_info.parent_asin: product B000000001 is not in {_P}"),
-    Check("A402", "error", "search-target-untitled", "a search task's target product has an empty title: no query can "
-                                                     "find it",
+    Check("A401", "error", "product-not-in-catalog",
+          "a behaviour or a target names a product missing "
+          "from the catalog (the loader refuses such files)",
+          f"A401 error: {_H}: record U1[0]: field "
+          f"product_info.parent_asin: product B000000001 is not in {_P}"),
+    Check("A402", "error", "search-target-untitled",
+          "a search task's target product has "
+          "an empty title: no query can find it",
           f"A402 error: {_I}: record train[0]: field target.product_info.title: target B000000003 has an empty title "
           f"in {_P}: no search can find it"),
-    Check("A403", "warning", "target-untitled", "a recommendation or review task's target product has an empty title",
+    Check("A403", "warning", "target-untitled",
+          "a recommendation or review task's "
+          "target product has an empty title",
           f"A403 warning: {_I}: record test[0]: field target.product_info.title: target B000000002 has an empty title "
           f"in {_P}"),
-    Check("A501", "error", "task-in-train-and-test", "a test task is also a train task (same user, type, target and "
-                                                     "timestamp)",
+    Check("A501", "error", "task-in-train-and-test",
+          "a test task is also a train task (same "
+          "user, type, target and timestamp)",
           f"A501 error: {_I}: record test[0]: field (record): the same task as train[0] (user U1, search, target "
           f"B000000003, timestamp 2000): a model trained on train has seen it"),
     Check("A601", "warning", "product-differs-from-catalog",
-          "a behaviour's or target's product differs from its catalog entry in a field other than the title",
+          "a behaviour's or target's product differs from "
+          "its catalog entry in a field other than the title",
           f"A601 warning: {_H}: record U1[0]: field product_info.store: differs from the catalog entry of the same "
           f"ASIN"),
-    Check("A602", "warning", "nan-price", "a NaN price (null is the release's 'unknown')",
-          f"A602 warning: {_P}: record B000000001: field price: price is NaN (null means unknown)"),
-    Check("A603", "warning", "no-train-tasks", "no train tasks (PUMA trains on them)",
-          f"A603 warning: {_I}: record train: field (split): no train tasks (PUMA trains on them)"),
+    Check("A602", "warning", "nan-price",
+          "a NaN price (null is the "
+          "release's 'unknown')",
+          f"A602 warning: {_P}: record B000000001: field "
+          f"price: price is NaN (null means unknown)"),
+    Check("A603", "warning", "no-train-tasks",
+          "no train tasks (PUMA "
+          "trains on them)",
+          f"A603 warning: {_I}: record train: field "
+          f"(split): no train tasks (PUMA trains on them)"),
 ]}
 
 # %% ../../nbs/data/07_audit.ipynb #9a4069a0
