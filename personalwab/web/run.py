@@ -6,7 +6,7 @@
 from __future__ import annotations
 import threading, warnings
 from pathlib import Path
-from ..run.config import RunConfig, agent_kwargs
+from ..run.config import WEB_KEYS, RunConfig, agent_kwargs, function_config
 from ..core.config import UsageError
 from ..data.schema import Benchmark, Task
 from .env import DRIVERS, ShopEnv
