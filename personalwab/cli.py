@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['submit_app', 'app', 'METHOD_HELP', 'runs_view_cli', 'rescore_cli', 'consistency_cli', 'view_cli', 'prepare_cli',
            'validate_cli', 'run_interface', 'run_cli', 'score_cli', 'build_index_cli', 'train_sasrec_cli',
-           'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli']
+           'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'unwrapped', 'unwrap_help']
 
 # %% ../nbs/90_cli.ipynb #526f9607
-import contextlib, json, os, sys, warnings
+import contextlib, inspect, json, os, sys, warnings
 from fastcore.xtras import modified_env
 from pathlib import Path
 from typing import Annotated, Optional
@@ -187,6 +187,7 @@ def run_cli(
     """Run (or resume) an agent over a track and split; prints the run's summary table.
 
     Options not given come from --config: a run's config.json (what an interrupted run prints) resumes that run.
+
     Exit status: 0 every task done; 4 some tasks ended in an error (the last line is the command that retries them);
     2 usage; 1 data or disk; 130/143 interrupted (the message is the command that resumes)."""
     with cli_errors("run"), stop_on_sigterm():
@@ -403,6 +404,21 @@ app.command("methods")(methods_cli)
 app.add_typer(submit_app, name="submit")
 app.add_typer(publish_app, name="publish")
 app.command("consistency")(consistency_cli)
+
+# %% ../nbs/90_cli.ipynb #82712abf
+def unwrapped(doc: str | None) -> str | None:
+    "A docstring as a command's help: lines wrapped in the source joined, paragraphs (blank lines) kept."
+    if not doc: return doc
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+def unwrap_help(t: typer.Typer) -> typer.Typer:
+    "Give every command of `t` and of its groups its docstring `unwrapped` as help (unless it has a help of its own)."
+    for c in t.registered_commands:
+        if c.help is None and c.callback is not None: c.help = unwrapped(c.callback.__doc__)
+    for g in t.registered_groups: unwrap_help(g.typer_instance)
+    return t
+
+unwrap_help(app)
 
 # %% ../nbs/90_cli.ipynb #bf1ccc10
 if __name__ == "__main__" and "__file__" in globals(): main()
