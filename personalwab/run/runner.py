@@ -5,13 +5,14 @@
 # %% ../../nbs/run/30_runner.ipynb #4ca048df
 from __future__ import annotations
 import contextlib, dataclasses, functools, os, random, shlex, signal, threading, time, warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Callable, Iterable
 
 # %% auto #0
 __all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'EpisodeTimedOut', 'timed_out_calls', 'Terminated',
-           'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'run', 'stop_on_sigterm']
+           'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'as_finished', 'run',
+           'stop_on_sigterm']
 
 # %% ../../nbs/run/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -183,6 +184,14 @@ def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
     return max(1, cores // workers)
 
 
+# %% ../../nbs/run/30_runner.ipynb #2acb5299
+def as_finished(futs, poll: float = 0.2):
+    "The futures `futs` as they finish (as `as_completed`), the caller's thread awake every `poll` s: a signal is handled at once."
+    pending = set(futs)
+    while pending:
+        done, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        yield from done
+
 # %% ../../nbs/run/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
@@ -213,7 +222,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
             try:
                 futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built)
                         for t, i in todo]
-                for fut in as_completed(futs):
+                for fut in as_finished(futs):
                     rec = fut.result(); tally.add(rec); n_err += not rec.ok
                     bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
             except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
