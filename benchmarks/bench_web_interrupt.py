@@ -21,23 +21,8 @@ import psutil
 
 EXE = Path(sys.executable).parent/"personalwab"
 
-def tree(p: psutil.Process) -> set[tuple[int, float]]:
-    "The (pid, start time) of `p`'s descendants now."
-    out = set()
-    for c in p.children(recursive=True):
-        try: out.add((c.pid, c.create_time()))
-        except psutil.Error: pass
-    return out
-
-def alive(procs) -> list[str]:
-    "Those of `procs` still running (same pid and start time), as 'pid name'."
-    out = []
-    for pid, t in procs:
-        try:
-            q = psutil.Process(pid)
-            if q.create_time() == t and q.status() != psutil.STATUS_ZOMBIE: out.append(f"{pid} {q.name()}")
-        except psutil.Error: pass
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/"tests"))
+from test_web_cli import _alive as alive, _descendants as tree   # the tests' own process-tree checks: one definition
 
 CHAT = "Tell me everything about the products you want: what, for whom, and why, in detail."
 
