@@ -14,7 +14,7 @@ from ..protocol import grade
 from ..puma_agent import identify_function
 from ..puma_data import read_jsonl
 from .. import puma_train as T
-from ..puma_pipeline import PipelineConfig, base_model_path, load_config, pipeline_main, stage_hash
+from ..puma_pipeline import PipelineConfig, base_model_path, load_config, pipeline_main
 from ..schema import TASK_TYPES, Benchmark, Task
 from .actions import PageAction
 from .agents import ScribeWebAgent, scribe_model
