@@ -78,9 +78,9 @@ class Resources:
         from personalwab.env.sasrec import SASRecConfig, data_key, get_recommender
         from personalwab.core.config import cache_dir
         cfg = cfg or SASRecConfig()
-        ck = cache_dir("sasrec", data_key(self.b, cfg))/"checkpoint.pt"
+        dk = data_key(self.b, cfg); ck = cache_dir("sasrec", dk)/"checkpoint.pt"
         made = None if ck.exists() else get_recommender(self.b, cfg)          # trained now: keyed by the file it wrote
-        key = ("recommender", data_key(self.b, cfg), str(ck), ck.stat().st_mtime_ns)
+        key = ("recommender", dk, str(ck), ck.stat().st_mtime_ns)
         return shared(key, lambda: made or get_recommender(self.b, cfg))
 
     def review_scorer(self):

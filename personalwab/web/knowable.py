@@ -14,7 +14,7 @@ from ..run.protocol import grade
 from ..agents.puma import identify_function
 from ..puma.data import read_jsonl
 from ..puma import train as T
-from ..puma.pipeline import PipelineConfig, base_model_path, load_config, pipeline_main, stage_hash
+from ..puma.pipeline import PipelineConfig, base_model_path, load_config, pipeline_main
 from ..data.schema import TASK_TYPES, Benchmark, Task
 from .actions import PageAction
 from .agents import ScribeWebAgent, scribe_model
