@@ -199,3 +199,27 @@ def test_quick_profile_restores_the_published_web_agent(tmp_path, monkeypatch, c
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "not restored" in out[0] and "published with other settings" in out[0], out
     assert not (tmp_path/"runs2").exists() or not any((tmp_path/"runs2").rglob("*.safetensors"))
+
+def test_notebooks_run_at_once_and_the_last_after_the_others(tmp_path):
+    """The default profile executes its notebooks `--processes` at a time: two run at once (each waits for the other at a
+    barrier, which one at a time never passes), claims only after every other has ended, and each one's lines come out
+    together; a failure is reported, not raised."""
+    import threading
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    nbs = [tmp_path/f"{s}.ipynb" for s in ("claims", "fig5_profile_consistency", "table2_fig3_fig4_statistics", "table3_single_turn")]
+    both, ended, events, lock = threading.Barrier(2, timeout=30), set(), [], threading.Lock()
+    def execute(nb):
+        if nb.stem == "claims":
+            with lock: events.append(("claims starts after", frozenset(ended)))
+        elif nb.stem != "table3_single_turn": both.wait()      # fig5 and table2 must be running at the same time
+        with lock: ended.add(nb.stem)
+        return [f"==> {nb.name}", f"    done {nb.stem}"], nb.stem == "table3_single_turn"
+    said = []
+    failed = reproduce.execute_all(nbs, execute, 2, log=said.append)
+    assert failed == ["table3_single_turn.ipynb"]
+    assert events == [("claims starts after", frozenset({"fig5_profile_consistency", "table2_fig3_fig4_statistics", "table3_single_turn"}))]
+    assert sorted(said) == sorted(f"==> {nb.name}\n    done {nb.stem}" for nb in nbs) and said[-1].startswith("==> claims")
+    one = threading.Barrier(2, timeout=1)
+    with pytest.raises(threading.BrokenBarrierError):      # one at a time: the second never comes to the barrier
+        reproduce.execute_all(nbs[1:3], lambda nb: (one.wait(), ([], False))[1], 1, log=said.append)

@@ -11,11 +11,13 @@ Profiles:
               command fail);
            3. a stratified sample of every published run is re-run (one task per type and run) and
               compared with the published episodes: runs/reproduce/verification.md (identical action
-              sequences k/n, largest score difference, seconds per task then and now);
+              sequences k/n, largest score difference, seconds per task then and now); `--processes` runs
+              at a time (default 2), each in its own process with its own workers and torch threads;
            4. the paper notebooks are executed with the plan's parameters (configs/published.yaml) on
               the restored runs only (PERSONALWAB_COMPUTE=0: nothing is computed, a task not yet
-              published is counted as missing): tables and figures into runs/reproduce/, executed
-              notebooks into runs/reproduce/executed/, then compared with the committed figures/.
+              published is counted as missing), `--processes` at a time: tables and figures into
+              runs/reproduce/, executed notebooks into runs/reproduce/executed/, then compared with the
+              committed figures/.
            With --publish (`make publish`, for maintainers) step 4 executes the notebooks in place
            (the readable reports the docs site shows) and writes figures/.
   full     recomputes everything from nothing with the plan's parameters (the same notebooks,
@@ -32,10 +34,11 @@ Profiles:
 Each notebook has one cell tagged `parameters` with at least `out_dir` and `smoke`. Expensive runs
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
-Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N]
+Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N] [--processes P]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -168,7 +171,8 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
                          "the published one is used for re-grading and re-runs",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
-def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, log=print) -> int:
+def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
+                  log=print) -> int:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
     time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
     import shutil
@@ -176,7 +180,8 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
     from personalwab.evidence.verify import verify_published, verification_markdown
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
-    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads, log=lambda *a: None)
+    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads,
+                          processes=processes, log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
     return int(df.tasks.sum() - df.identical.sum()) if len(df) else 0
@@ -257,6 +262,21 @@ def kernel_log():
             kept = [l for l in f.read().decode(errors="replace").splitlines(keepends=True) if not SHUTDOWN_RACE.match(l)]
             sys.stderr.write("".join(kept)); sys.stderr.flush()
 
+def execute_all(nbs: list[Path], execute, at_once: int = 1, log=lambda s: print(s, flush=True)) -> list[str]:
+    """Execute the notebooks `nbs` with `execute(nb) -> (lines to print, failed)`, `at_once` at a time, those in LAST after
+    the others (they read what the others read, and run last as they always did); each one's lines are printed together
+    when it ends, never interleaved with another's. Returns the names of those that failed, in the order they ended."""
+    failed = []
+    for batch in ([nb for nb in nbs if nb.stem not in LAST], [nb for nb in nbs if nb.stem in LAST]):
+        if not batch: continue
+        with kernel_log(), ThreadPoolExecutor(max(1, at_once)) as ex:
+            futs = {ex.submit(execute, nb): nb for nb in batch}
+            for f in as_completed(futs):
+                lines, bad = f.result()
+                log("\n".join(lines))
+                if bad: failed.append(futs[f].name)
+    return failed
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Reproduce the paper's tables and figures with papermill.")
     ap.add_argument("--profile", choices=["default", "full", "quick", "smoke"], default="default")
@@ -266,6 +286,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="where tables/figures go (default: runs/reproduce/ for default, figures/ with --publish, "
                     "runs/full/ for full, runs/quick/ for quick, a temp dir for smoke)")
     ap.add_argument("--per-type", type=int, default=1, help="default profile: tasks of each type re-run per published run (default 1)")
+    ap.add_argument("--processes", type=int, default=2, help="default profile: published runs verified at a time (each in a process "
+                    "of its own, with the run's own workers and torch threads) and notebooks executed at a time (default 2)")
     ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
                     "(a stand-in for another machine: sums split over other threads are added in another order)")
     args = ap.parse_args(argv)
@@ -305,9 +327,10 @@ def main(argv=None) -> int:
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)
         done = {r.run for r in prog.itertuples() if r.done > 0}
-        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type, args.threads)
+        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes)
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()
+    todo = []
     for nb in notebooks(args.only):
         if done is not None and unpublished(nb.stem, done):
             skipped.append(nb.name); print(f"==> {nb.relative_to(ROOT)} [{args.profile}]: skipped, none of its runs is published yet", flush=True)
@@ -316,10 +339,13 @@ def main(argv=None) -> int:
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(nb)], check=True, cwd=ROOT)
                 print(f"    its earlier outputs cleared from the notebook and {n} files from {out.name}/ (they were not derived from results/)", flush=True)
             continue
+        todo.append(nb)
+
+    def execute(nb: Path) -> tuple[list[str], bool]:
+        "Execute one notebook; (what to print, whether it failed)."
+        lines, t0 = [f"==> {nb.relative_to(ROOT)} [{args.profile}]"], time.time()
         dest = (executed_dir/nb.name) if executed_dir else nb
         dest.parent.mkdir(parents=True, exist_ok=True)
-        t0 = time.time()
-        print(f"==> {nb.relative_to(ROOT)} [{args.profile}]", flush=True)
         try:
             # the notebook runs in its own folder: a relative out_dir keeps the committed notebooks free of machine paths
             rel = lambda p: os.path.relpath(p.resolve(), nb.parent.resolve()) if p.resolve().is_relative_to(ROOT) else str(p.resolve())
@@ -327,16 +353,20 @@ def main(argv=None) -> int:
             if plan_params: plan_params = {k: v for k, v in plan_params.items() if k in pm.inspect_notebook(str(nb))}   # only the ones it has
             params = {"out_dir": rel(out), "smoke": smoke, **extra, **plan_params}
             if check and nb.stem.startswith("fig7") and (out/"verification.csv").exists(): params["verification"] = rel(out/"verification.csv")
-            with kernel_log():
-                pm.execute_notebook(str(nb), str(dest), parameters=params, kernel_name="python3", language="python",
-                                    cwd=str(nb.parent), progress_bar=False, extra_arguments=KERNEL_ARGS)
-            move_stderr(dest)
+            pm.execute_notebook(str(nb), str(dest), parameters=params, kernel_name="python3", language="python",
+                                cwd=str(nb.parent), progress_bar=False, extra_arguments=KERNEL_ARGS)
+            move_stderr(dest, log=lines.append)
             if not executed_dir:   # executed in place: keep the tracked notebook nbdev-clean
                 subprocess.run([str(Path(sys.executable).parent/"nbdev_clean"), "--fname", str(dest)], check=True, cwd=ROOT)
-            print(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}", flush=True)
-            for line in noise(dest): print(f"    WARNING: {line}", flush=True)
+            lines.append(f"    done in {time.time()-t0:.0f}s; executed notebook: {dest}")
+            lines += [f"    WARNING: {line}" for line in noise(dest)]
+            return lines, False
         except Exception as e:  # keep going: report every failure at the end
-            failures.append(nb.name); print(f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}", flush=True)
+            return lines + [f"    FAILED: {type(e).__name__}: {str(e)[-2000:]}"], True
+
+    # The default profile's notebooks compute nothing (they read the restored runs): `--processes` of them at a time.
+    # Profiles that compute run them one by one (two notebooks would compute the same runs at once).
+    failures += execute_all(todo, execute, args.processes if check else 1)
     if quick: print(f"\nLabelled {label_illustration(out)} tables in {out} as an illustration (quick profile)")
     print(f"\nOutputs (tables as CSV/Markdown, figures as PNG/SVG) are in {out}/ ({time.time()-t00:.0f}s in all)")
     for p in sorted(out.glob("*.*")): print(f"  {p.name}")

@@ -11,8 +11,9 @@ from typing import Iterable
 
 # %% auto #0
 __all__ = ['SCORE_TOLERANCE', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck',
-           'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'verify_published', 'divergence_note',
-           'machines_line', 'verification_markdown', 'verification_estimate', 'rescore_published']
+           'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'sample_seconds', 'check_run',
+           'verify_published', 'divergence_note', 'machines_line', 'verification_markdown', 'verification_estimate',
+           'rescore_published']
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
@@ -163,34 +164,57 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
                      f"PERSONALWAB_LLM_CACHE=0)")
     return chk
 
+# %% ../../nbs/evidence/38e_verify.ipynb #ff6c570e
+def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None) -> float:
+    """The published seconds of the episodes `verify_run` re-runs from the published run `packed` (0 without records):
+    how long its verification takes, to schedule the longest first."""
+    gz = Path(packed)/"records.jsonl.gz"
+    if not gz.exists(): return 0.0
+    pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
+    return sum(float(pub[t].get("wall_s") or 0) for t in verification_sample(pub.values(), per_type, seed, types))
+
+# %% ../../nbs/evidence/38e_verify.ipynb #5b46bbe4
+def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
+              types: Iterable[str] | None = None, threads: int | None = None) -> tuple[RunCheck, float]:
+    """`verify_run` with the response cache off (the models answer now), and its seconds; an error becomes the
+    check's `error`, not an exception (one run that cannot be verified does not stop the others)."""
+    from fastcore.xtras import modified_env
+    t0 = time.perf_counter()
+    try:
+        with modified_env(PERSONALWAB_LLM_CACHE="0"):
+            chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads)
+    except Exception as e:
+        chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
+    return chk, time.perf_counter() - t0
+
 # %% ../../nbs/evidence/38e_verify.ipynb #59a8fa34
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
                      names: Iterable[str] | None = None, multi_types: int = 2, threads: int | None = None,
-                     log=print) -> "pd.DataFrame":
+                     processes: int = 1, log=print) -> "pd.DataFrame":
     """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row
-    per run.
+    per run, in the plan's order.
     A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`).
-    `threads`: every episode alone with this many torch threads (`verify_run`)."""
+    `threads`: every episode alone with this many torch threads (`verify_run`). `processes`: runs verified at a time,
+    each in a process of its own, the longest sample (`sample_seconds`) first."""
     import pandas as pd
-    from fastcore.xtras import modified_env
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    rows = []
-    for key, (cfg, factory, types) in plan_samples(plan, puma, multi_types).items():
-        packed = root/cfg.name
-        if not (packed/"run.json").exists() or (want is not None and cfg.name not in want): continue
-        t0 = time.perf_counter()
-        try:
-            with modified_env(PERSONALWAB_LLM_CACHE="0"):
-                # models answer now
-                chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads)
-        except Exception as e:
-            chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
-        log(f"[verify] {key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} "
-            f"({time.perf_counter() - t0:.0f}s)"
-            + (f"; {chk.error}" if chk.error else ""))
-        rows.append(asdict(chk))
-    df = pd.DataFrame(rows, columns=list(RunCheck.__dataclass_fields__))
+    jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads)
+            for key, (cfg, factory, types) in plan_samples(plan, puma, multi_types).items()
+            if (root/cfg.name/"run.json").exists() and (want is None or cfg.name in want)}
+    def said(chk, s):
+        log(f"[verify] {chk.key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} "
+            f"({s:.0f}s)" + (f"; {chk.error}" if chk.error else ""))
+        return chk
+    if processes > 1 and len(jobs) > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        order = sorted(jobs, key=lambda k: -sample_seconds(jobs[k][0], per_type, types=jobs[k][6]))
+        with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=mp.get_context("spawn")) as ex:
+            futs = {ex.submit(check_run, *jobs[k]): k for k in order}
+            checks = {futs[f]: said(*f.result()) for f in as_completed(futs)}
+    else: checks = {k: said(*check_run(*j)) for k, j in jobs.items()}
+    df = pd.DataFrame([asdict(checks[k]) for k in jobs], columns=list(RunCheck.__dataclass_fields__))
     if out is not None:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         df.assign(differing=df.differing.map(" ".join)).to_csv(out/"verification.csv", index=False)
