@@ -223,3 +223,18 @@ def test_notebooks_run_at_once_and_the_last_after_the_others(tmp_path):
     one = threading.Barrier(2, timeout=1)
     with pytest.raises(threading.BrokenBarrierError):      # one at a time: the second never comes to the barrier
         reproduce.execute_all(nbs[1:3], lambda nb: (one.wait(), ([], False))[1], 1, log=said.append)
+
+def test_a_run_that_could_not_be_re_run_fails_the_reproduction():
+    """verify_sample's counts: episodes whose actions differ (reported; another processor may legitimately differ) and runs
+    that could not be re-run at all (an error: the check is incomplete, so `make reproduce` fails)."""
+    import pandas as pd
+    from dataclasses import asdict
+    from personalwab.evidence.verify import RunCheck
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    rows = [RunCheck("a", "table3/a", tasks=3, identical=2), RunCheck("b", "table4/b", tasks=2, identical=2),
+            RunCheck("c", "web/single/c", error="the process verifying it ended: BrokenProcessPool: ...")]
+    df = pd.DataFrame([asdict(r) for r in rows], columns=list(RunCheck.__dataclass_fields__))
+    assert reproduce.verification_counts(df) == (1, 1)
+    assert reproduce.verification_counts(df.iloc[:2]) == (1, 0)
+    assert reproduce.verification_counts(df.iloc[:0]) == (0, 0)

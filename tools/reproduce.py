@@ -172,9 +172,9 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
-                  log=print) -> int:
+                  log=print) -> tuple[int, int]:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
-    time) and write out/verification.{csv,md}; prints the table; returns the number of re-run episodes whose actions differ."""
+    time) and write out/verification.{csv,md}; prints the table; returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
     import shutil
     from personalwab.evidence.plan import load_plan
     from personalwab.evidence.verify import verify_published, verification_markdown
@@ -184,7 +184,12 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
                           processes=processes, log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
-    return int(df.tasks.sum() - df.identical.sum()) if len(df) else 0
+    return verification_counts(df)
+
+def verification_counts(df) -> tuple[int, int]:
+    "(re-run episodes whose actions differ from the published ones, runs that could not be re-run) of a verification table."
+    if not len(df): return 0, 0
+    return int(df.tasks.sum() - df.identical.sum()), int(df.error.notna().sum())
 
 def compare_tables(out: Path, committed: Path) -> list[str]:
     "One line per table (CSV) of a reproduction: identical to the committed one in `committed`, differing, or new."
@@ -327,7 +332,9 @@ def main(argv=None) -> int:
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)
         done = {r.run for r in prog.itertuples() if r.done > 0}
-        if not args.only: changed = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes)
+        if not args.only:
+            changed, unverified = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes)
+            if unverified: failures.append(f"verification ({unverified} published runs could not be re-run: see verification.md)")
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()
     todo = []

@@ -187,6 +187,15 @@ def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Pa
         chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
     return chk, time.perf_counter() - t0
 
+# %% ../../nbs/evidence/38e_verify.ipynb #8544d79a
+def _result(fut, name: str, key: str) -> tuple[RunCheck, float]:
+    """What the process that verified run `name` returned; if that process ended abruptly (killed, out of memory: the
+    pool is then broken), a check that says so, as `check_run` says any other error."""
+    try: return fut.result()
+    except Exception as e:
+        return RunCheck(name, key, error=f"the process verifying it ended: {type(e).__name__}: {e}",
+                        checked_on=processor_name()), 0.0
+
 # %% ../../nbs/evidence/38e_verify.ipynb #59a8fa34
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
@@ -212,7 +221,7 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
         order = sorted(jobs, key=lambda k: -sample_seconds(jobs[k][0], per_type, types=jobs[k][6]))
         with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=mp.get_context("spawn")) as ex:
             futs = {ex.submit(check_run, *jobs[k]): k for k in order}
-            checks = {futs[f]: said(*f.result()) for f in as_completed(futs)}
+            checks = {futs[f]: said(*_result(f, jobs[futs[f]][2].name, futs[f])) for f in as_completed(futs)}
     else: checks = {k: said(*check_run(*j)) for k, j in jobs.items()}
     df = pd.DataFrame([asdict(checks[k]) for k in jobs], columns=list(RunCheck.__dataclass_fields__))
     if out is not None:
