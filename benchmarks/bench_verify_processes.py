@@ -48,16 +48,11 @@ def main():
     import reproduce
     from personalwab.core.config import results_dir
     from personalwab.evidence.plan import load_plan
-    from personalwab.evidence.verify import plan_samples, verification_sample, verify_published
-    from personalwab.evidence.runs import read_records_gz
+    from personalwab.evidence.verify import plan_samples, sample_episode_seconds, verify_published
     plan = load_plan()
     puma = reproduce.restore_published(work/"runs", log=lambda *x: None)
-    per_run = []
-    for key, (cfg, _, types) in plan_samples(plan, puma).items():
-        gz = results_dir()/"runs"/cfg.name/"records.jsonl.gz"
-        if not gz.exists(): continue
-        pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
-        per_run.append([float(pub[t].get("wall_s") or 0) for t in verification_sample(pub.values(), types=types)])
+    per_run = [s for cfg, _, types in plan_samples(plan, puma).values()
+               if (s := sample_episode_seconds(results_dir()/"runs"/cfg.name, types=types))]
     flat = [s for run in per_run for s in run]
     after = sum(two_slots(run, False) for run in per_run)
     packed = two_slots(flat, True)

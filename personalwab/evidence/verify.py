@@ -11,9 +11,9 @@ from typing import Iterable
 
 # %% auto #0
 __all__ = ['SCORE_TOLERANCE', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck',
-           'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'sample_seconds', 'check_run',
-           'verify_published', 'divergence_note', 'machines_line', 'verification_markdown', 'verification_estimate',
-           'rescore_published']
+           'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'sample_episode_seconds',
+           'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'machines_line',
+           'verification_markdown', 'verification_estimate', 'rescore_published']
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
@@ -165,13 +165,19 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     return chk
 
 # %% ../../nbs/evidence/38e_verify.ipynb #ff6c570e
+def sample_episode_seconds(packed: str | Path, per_type: int = 1, seed: int = 0,
+                           types: Iterable[str] | None = None) -> list[float]:
+    """The published seconds of each episode `verify_run` re-runs from the published run `packed`, in sample order
+    (none without records)."""
+    gz = Path(packed)/"records.jsonl.gz"
+    if not gz.exists(): return []
+    pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
+    return [float(pub[t].get("wall_s") or 0) for t in verification_sample(pub.values(), per_type, seed, types)]
+
 def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None) -> float:
     """The published seconds of the episodes `verify_run` re-runs from the published run `packed` (0 without records):
     how long its verification takes, to schedule the longest first."""
-    gz = Path(packed)/"records.jsonl.gz"
-    if not gz.exists(): return 0.0
-    pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
-    return sum(float(pub[t].get("wall_s") or 0) for t in verification_sample(pub.values(), per_type, seed, types))
+    return sum(sample_episode_seconds(packed, per_type, seed, types))
 
 # %% ../../nbs/evidence/38e_verify.ipynb #5b46bbe4
 def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
