@@ -145,10 +145,12 @@ def trainer_kwargs(p: TrainParams, out_dir: str | Path) -> dict:
                 report_to="none", save_strategy="no", dataloader_num_workers=0, disable_tqdm=True)
 
 # %% ../../nbs/puma/51_train.ipynb #fd8589fa
-def summarize_log(history: list[dict], runtime: float, steps: int) -> dict:
-    "First/last/min loss and the last value of every logged DPO statistic, plus seconds per step."
+def summarize_log(history: list[dict], runtime: float, steps: int, steps_run: int | None = None) -> dict:
+    """First/last/min loss and the last value of every logged DPO statistic, plus seconds per step: `runtime` over
+    `steps_run`, the steps this process trained (all `steps` unless it resumed from a checkpoint)."""
     logs = [h for h in history if "loss" in h]
-    s = {"steps": steps, "runtime_s": round(runtime, 2), "s_per_step": round(runtime / max(steps, 1), 3),
+    n = steps if steps_run is None else steps_run
+    s = {"steps": steps, "runtime_s": round(runtime, 2), "s_per_step": round(runtime / max(n, 1), 3),
          "loss_first": logs[0]["loss"] if logs else None, "loss_last": logs[-1]["loss"] if logs else None,
          "loss_min": min(h["loss"] for h in logs) if logs else None, "n_logs": len(logs)}
     for k in ("rewards/accuracies", "rewards/margins", "rewards/chosen", "rewards/rejected"):
@@ -208,8 +210,9 @@ def sft_train(base: str, data: list[str | Path], out_dir: str | Path, p: TrainPa
                     args=SFTConfig(completion_only_loss=True, **(trainer_kwargs(p, out/"trainer") | saving)))
     last = last_checkpoint(out/"trainer") if checkpoint_steps else None
     t0 = time.time(); res = tr.train(resume_from_checkpoint=str(last) if last else None); rt = time.time() - t0
-    m = summarize_log(tr.state.log_history, rt, tr.state.global_step) | {"rows": len(ds)}
-    if last: m["resumed_at_step"] = int(last.name.split("-")[1])      # runtime_s: this process's part
+    done_before = int(last.name.split("-")[1]) if last else 0           # runtime_s and s_per_step: this process's part
+    m = summarize_log(tr.state.log_history, rt, tr.state.global_step, tr.state.global_step - done_before) | {"rows": len(ds)}
+    if last: m["resumed_at_step"] = done_before
     if _is_main():
         tr.save_model(str(out/"adapter")); tok.save_pretrained(out/"adapter")
         write_jsonl(out/"log_history.jsonl", tr.state.log_history)
