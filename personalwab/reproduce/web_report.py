@@ -14,8 +14,8 @@ from ..web.run import WEB_METHODS, web_config
 
 # %% auto #0
 __all__ = ['INTERFACES', 'STEP_METRICS', 'SIZE_STAGES', 'web_params', 'web_configs', 'unavailable', 'run_web_all', 'tracks_long',
-           'tracks_table', 'step_frame', 'step_metrics', 'step_metrics_table', 'with_step_scores', 'dom_tokens',
-           'memory_reach', 'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
+           'tracks_table', 'step_frame', 'step_metrics', 'step_metrics_table', 'with_step_scores', 'training_summary',
+           'dom_tokens', 'memory_reach', 'page_sizes', 'size_summary', 'gallery', 'gallery_figure']
 
 # %% ../../nbs/reproduce/89_web_report.ipynb #3456bdcb
 INTERFACES = ("function", "web")
@@ -185,6 +185,34 @@ def with_step_scores(recs: pd.DataFrame) -> pd.DataFrame:
                                     step_sr=("success", "mean"))
     return recs.drop(columns=[c for c in per.columns if c in recs]).merge(per, left_on="task_id", right_index=True,
                                                                           how="left")
+
+# %% ../../nbs/reproduce/89_web_report.ipynb #686a03ce
+def training_summary(models: dict[str, str]) -> pd.DataFrame:
+    """Per fine-tuned page agent (method -> its web training config): its training data, SFT and gate (the prompted base
+    model's and the merged model's step metrics on the gate's tasks), from the stage records of its pipeline: the
+    published ones (`results/web/<name>/`: the same on every machine), else the work folder's (config paths as given, else from the checkout's root). A method whose gate has not passed has no row."""
+    import yaml
+    from personalwab.core.config import results_dir
+    from personalwab.puma.pipeline import PipelineConfig
+    from personalwab.run.records import read_json
+    from personalwab.web.knowable import config_path
+    rows = {}
+    for method, model in models.items():
+        path = config_path(model)                                         # as the plan names it: from the checkout's root
+        if not str(model).endswith((".yaml", ".yml")) or not path.is_file(): continue
+        root = PipelineConfig(work_dir=(yaml.safe_load(path.read_text()) or {}).get("work_dir", "")).root
+        where = next((d for d in (results_dir()/"web"/root.name, root) if (d/"gate"/"DONE.json").exists()), None)
+        if where is None: continue
+        m = {s: (read_json(where/s/"DONE.json", "stage record") or {}).get("metrics") or {} for s in ("prepare", "sft", "gate")}
+        pr, sft, base, final = m["prepare"], m["sft"], m["gate"].get("base", {}), m["gate"].get("final", {})
+        rows[method] = {"tasks": pr.get("tasks"), "page steps": pr.get("steps"), "rows": pr.get("rows"),
+                        "train tokens": pr.get("train_tokens"), "SFT steps": sft.get("steps"),
+                        "loss first": sft.get("loss_first"), "loss last": sft.get("loss_last"),
+                        "gate tasks": final.get("tasks"), "gate steps": final.get("steps"),
+                        "base step_sr": base.get("step_sr"), "step_sr": final.get("step_sr"),
+                        "element_acc": final.get("element_acc"), "op_f1": final.get("op_f1"),
+                        "records": "this machine" if where == root else "published"}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 # %% ../../nbs/reproduce/89_web_report.ipynb #53d03062
 def dom_tokens(web: dict) -> pd.DataFrame:
