@@ -191,16 +191,15 @@ def training_summary(models: dict[str, str]) -> pd.DataFrame:
     """Per fine-tuned page agent (method -> its web training config): its training data, SFT and gate (the prompted base
     model's and the merged model's step metrics on the gate's tasks), from the stage records of its pipeline: the
     published ones (`results/web/<name>/`: the same on every machine), else the work folder's (config paths as given, else from the checkout's root). A method whose gate has not passed has no row."""
-    import yaml
-    from personalwab.core.config import results_dir
-    from personalwab.puma.pipeline import PipelineConfig
+    from personalwab.core.config import UsageError, results_dir
     from personalwab.run.records import read_json
+    from personalwab.web.agents import scribe_model
     from personalwab.web.knowable import config_path
     rows = {}
     for method, model in models.items():
-        path = config_path(model)                                         # as the plan names it: from the checkout's root
-        if not str(model).endswith((".yaml", ".yml")) or not path.is_file(): continue
-        root = PipelineConfig(work_dir=(yaml.safe_load(path.read_text()) or {}).get("work_dir", "")).root
+        if not str(model).endswith((".yaml", ".yml")): continue
+        try: root = Path(scribe_model(str(config_path(model))).removeprefix("hf:")).parent   # the pipeline's work folder
+        except UsageError: continue                                       # no such config, or not a training config
         where = next((d for d in (results_dir()/"web"/root.name, root) if (d/"gate"/"DONE.json").exists()), None)
         if where is None: continue
         m = {s: (read_json(where/s/"DONE.json", "stage record") or {}).get("metrics") or {} for s in ("prepare", "sft", "gate")}
