@@ -190,7 +190,8 @@ def with_step_scores(recs: pd.DataFrame) -> pd.DataFrame:
 def training_summary(models: dict[str, str]) -> pd.DataFrame:
     """Per fine-tuned page agent (method -> its web training config): its training data, SFT and gate (the prompted base
     model's and the merged model's step metrics on the gate's tasks), from the stage records of its pipeline: the
-    published ones (`results/web/<name>/`: the same on every machine), else the work folder's (config paths as given, else from the checkout's root). A method whose gate has not passed has no row."""
+    published ones (`results/web/<name>/`: the same on every machine), else the work folder's (config paths as given,
+    else from the checkout's root). A method whose gate has not passed has no row."""
     from personalwab.core.config import UsageError, results_dir
     from personalwab.run.records import read_json
     from personalwab.web.agents import scribe_model
@@ -202,7 +203,8 @@ def training_summary(models: dict[str, str]) -> pd.DataFrame:
         except UsageError: continue                                       # no such config, or not a training config
         where = next((d for d in (results_dir()/"web"/root.name, root) if (d/"gate"/"DONE.json").exists()), None)
         if where is None: continue
-        m = {s: (read_json(where/s/"DONE.json", "stage record") or {}).get("metrics") or {} for s in ("prepare", "sft", "gate")}
+        m = {s: (read_json(where/s/"DONE.json", "stage record") or {}).get("metrics") or {}
+             for s in ("prepare", "sft", "gate")}
         pr, sft, base, final = m["prepare"], m["sft"], m["gate"].get("base", {}), m["gate"].get("final", {})
         rows[method] = {"tasks": pr.get("tasks"), "page steps": pr.get("steps"), "rows": pr.get("rows"),
                         "train tokens": pr.get("train_tokens"), "SFT steps": sft.get("steps"),
