@@ -20,9 +20,10 @@ setuptools.setup(
     keywords=cfg["keywords"], python_requires=f">={cfg['min_python']}",
     classifiers=["Programming Language :: Python :: 3", f"License :: {lic[1]}", "Natural Language :: English"],
     packages=setuptools.find_packages(include=["personalwab", "personalwab.*"]), include_package_data=True,
-    # data files the library reads at run time (the generator's catalog vocabulary, personalwab/catalog.json):
+    # data files the library reads at run time (the generator's catalog vocabulary, personalwab/catalog.json; the shipped
+    # SASRec weights of the embedded benchmark, personalwab/env/weights/):
     # without this, only an editable install would find them
-    package_data={"personalwab": ["*.json"]},
+    package_data={"personalwab": ["*.json", "env/weights/sasrec/*/*"]},
     install_requires=reqs("requirements"), extras_require=extras, zip_safe=False,
     entry_points={"console_scripts": cfg.get("console_scripts", "").split(),
                   "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},

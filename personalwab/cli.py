@@ -59,6 +59,8 @@ def rescore_cli(path: Path) -> dict:
                      for m in ("function_acc", "result_acc"))] for part in s["scores"]]
     was = (s["rescored"]["from_protocol"] or {}).get("version", "unrecorded")
     print(f"re-graded under protocol {PROTOCOL_VERSION} (run made under {was}); no model called")
+    if rec := s["protocol"].get("recommender"): print(f"recommender: {rec['sha256'][:12]} ({rec['source']})")
+    if s["rescored"].get("recommender"): print(s["rescored"]["recommender"])
     print(tabulate(rows, headers=["part", "function_acc", "result_acc"]))
     print(f"{s['rescored']['n_changed']} record(s) changed; summary: {rescored_summary_path(p)}")
     return s
@@ -276,13 +278,20 @@ def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny |
                                                                 "original: 1000)")] = None,
                      seed: Annotated[Optional[int], _Opt(help="random seed (default: the module's, the one the "
                                                               "environment uses)")] = None) -> None:
-    """Train (or resume) SASRec on the benchmark's histories and print HR@10/NDCG@10 (full catalog and 100 sampled
-    negatives)."""
+    """Train (or resume) SASRec on the benchmark's histories, say whether it equals the shipped model (the embedded
+    benchmark's) bit for bit, and print HR@10/NDCG@10 (full catalog and 100 sampled negatives)."""
     from personalwab.data.load import load_benchmark
     from personalwab.env import sasrec
     b = load_benchmark(data)
     ckpt = sasrec.train_sasrec(b, epochs=epochs, seed=seed)
     print(f"checkpoint: {ckpt}")
+    same = sasrec.compare_with_shipped(b, ckpt) if epochs is None and seed is None else None
+    if same == "matches": print("the trained weights equal the shipped model's bit for bit")
+    elif same == "differs":
+        print("the trained weights differ from the shipped model's (training is not bit-identical across processors): "
+              "runs and grading keep using the shipped model")
+    elif sasrec.shipped_sasrec(b) is not None:
+        print("another configuration than the shipped model's (epochs/seed): runs and grading use the shipped model")
     for name, v in sasrec.evaluate_sasrec(b, ckpt).items(): print(f"{name}: {v}")
 
 # %% ../nbs/90_cli.ipynb #3f2e2346

@@ -87,9 +87,15 @@ def test_architecture_page_is_drawn_from_the_code(site):
     s = soup(site/"architecture.html")
     img = s.select_one("main img")
     assert img and (site/img["src"]).exists() and (site/img["src"]).read_text().lstrip().startswith(("<?xml", "<svg"))
-    rows = [tr.th.get_text() for tr in s.select("main table tbody tr")]
+    layers_table, parts_table = s.select("main table")
+    rows = [tr.th.get_text() for tr in layers_table.select("tbody tr")]
     assert rows == architecture.layers(), rows
     assert all(architecture.docstring(l)[:40] in s.get_text() for l in rows)
+    # what a score depends on: a row per part, from the code, and nothing of the embedded benchmark trained here
+    from personalwab.env.resources import SCORING_PARTS
+    parts = {tr.th.get_text(): [td.get_text() for td in tr.find_all("td")] for tr in parts_table.select("tbody tr")}
+    assert list(parts) == [p.name for p in SCORING_PARTS], list(parts)
+    assert parts["SASRec recommender (embedded benchmark)"][1:3] == ["shipped", "bit-identical"], parts
 
 def test_titles_and_descriptions_are_plain_text(site):
     for p in html_pages(site):

@@ -96,7 +96,21 @@ def page_html(svg_name: str = "architecture.svg") -> str:
             f"<code>nbs/&lt;layer&gt;/</code> (the command line's in <code>nbs/</code> and <code>nbs/commands/</code>), "
             f"and the sidebar follows them.</p>"
             f"<h2 id='the-layers'>The layers</h2><table><thead><tr><th>layer</th><th>what it holds (its docstring)</th>"
-            f"<th>modules (lines)</th><th>imports from</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<th>modules (lines)</th><th>imports from</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            + scoring_parts_html())
+
+def scoring_parts_html() -> str:
+    """The section of the page on what a score depends on: `personalwab.env.resources.SCORING_PARTS`, each part with how
+    it reaches a machine and whether it is the same on any x86 processor, and why."""
+    from personalwab.env.resources import SCORING_PARTS
+    rows = "".join(f"<tr><th>{html.escape(p.name)}</th><td>{html.escape(p.used_for)}</td><td>{html.escape(p.made)}</td>"
+                   f"<td>{html.escape(p.same)}</td><td>{html.escape(p.why)}</td></tr>" for p in SCORING_PARTS)
+    return ("<h2 id='what-a-score-depends-on'>What a score depends on</h2><p>Every part built or trained for grading or "
+            "for an episode, how it reaches a machine (shipped with the package or a pinned wheel and checked by digest, "
+            "built here by deterministic code, or trained here) and whether it is the same on any x86 processor "
+            "(<code>personalwab.env.resources.SCORING_PARTS</code>). Nothing the embedded benchmark is graded with is "
+            "trained on the reader's machine.</p><table><thead><tr><th>part</th><th>used for</th><th>made</th>"
+            f"<th>the same on any x86 processor</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>")
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -139,7 +139,7 @@ def check_published(log=print) -> int:
     log(f"\nPublished evidence (results/): {int(df.records.sum())} records in {len(df)} runs re-scored with this checkout's scorer, "
         f"{int(df.differ.sum())} differ")
     mine = df[df.recommender != "published"]
-    log("  recommendations graded with the published recommender (results/sasrec/)" if mine.empty else
+    log("  recommendations graded with the published recommender (the one the package ships, personalwab/env/weights/)" if mine.empty else
         f"  no published recommender for {len(mine)} runs ({', '.join(mine.run)}): graded with this machine's, which may differ from theirs")
     for r in df.itertuples(): log(f"  {r.run}: {r.records} records, {r.differ} differ" + (f" (largest {r.largest:.4f}: {r.tasks})" if r.differ else ""))
     return int(df.differ.sum())

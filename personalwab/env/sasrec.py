@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+from fastcore.basics import patch
 from filelock import FileLock
 from tqdm import tqdm
 from ..core.config import cache_dir, torch_threads
@@ -17,7 +18,8 @@ from ..data.schema import Benchmark
 
 # %% auto #0
 __all__ = ['SASRecConfig', 'item_ids', 'training_sequences', 'PointWiseFeedForward', 'SASRec', 'data_key', 'train_sasrec',
-           'Recommender', 'evaluate_sasrec', 'popularity_scorer', 'get_recommender']
+           'weights_digest', 'Recommender', 'evaluate_sasrec', 'popularity_scorer', 'weights_dir', 'read_sasrec_folder',
+           'shipped_sasrec', 'get_recommender', 'compare_with_shipped']
 
 # %% ../../nbs/env/21_sasrec.ipynb #a0a3d364
 @dataclass
@@ -189,13 +191,22 @@ def _train(b, epochs, seed, cfg, out_dir, save_every, progress, log) -> Path:
     if not (out/"DONE").exists() or start < cfg.epochs: save(cfg.epochs, done=True)
     return ckpt
 
+# %% ../../nbs/env/21_sasrec.ipynb #7fdf1e93
+def weights_digest(state: dict) -> str:
+    """SHA-256 of SASRec weights as the package ships them: the name `model.safetensors` and the file's bytes (the digest a
+    shipped `sasrec.json` records)."""
+    from safetensors.torch import save
+    return hashlib.sha256(b"model.safetensors\0" + save({k: v.contiguous() for k, v in state.items()})).hexdigest()
+
 # %% ../../nbs/env/21_sasrec.ipynb #7575c14c
 class Recommender:
-    "Top-k next-item recommendations from a trained SASRec checkpoint."
-    def __init__(self, model: SASRec, asins: list[str]):
-        self.model, self.asins = model.eval(), list(asins)
+    """Top-k next-item recommendations from a trained SASRec model; `source` says where its weights come from ('shipped'
+    with the package, or 'trained here')."""
+    def __init__(self, model: SASRec, asins: list[str], source: str = "trained here"):
+        self.model, self.asins, self.source = model.eval(), list(asins), source
         self.ids = {a: i + 1 for i, a in enumerate(self.asins)}
         self.maxlen = model.cfg.maxlen
+        self._digest: str | None = None
 
     @classmethod
     def load(cls, path: Path | str) -> "Recommender":
@@ -204,6 +215,16 @@ class Recommender:
         m = SASRec(len(st["items"]), SASRecConfig(**st["config"]))
         m.load_state_dict(st["model"])
         return cls(m, st["items"])
+
+    @property
+    def digest(self) -> str:
+        "The SHA-256 of its weights as the package ships them (`weights_digest`): what a run records of its recommender."
+        if self._digest is None: self._digest = weights_digest(self.model.state_dict())
+        return self._digest
+
+    def identity(self) -> dict:
+        "What a run records of the recommender it was graded with: `{'sha256': digest, 'source': ...}`."
+        return {"sha256": self.digest, "source": self.source}
 
     def encode(self, asins: list[str]) -> list[int]:
         "Item ids of the known ASINs of `asins`, in order, the last `maxlen` of them."
@@ -266,12 +287,67 @@ def popularity_scorer(b: Benchmark):
         for a in s: c[ids[a]] += 1
     return lambda hist: c + 1e-9 * np.arange(len(c))[::-1]
 
+# %% ../../nbs/env/21_sasrec.ipynb #24999439
+def weights_dir() -> Path:
+    "Where the package ships trained weights: `personalwab/env/weights/` (the embedded benchmark's SASRec under `sasrec/`)."
+    import personalwab.env
+    return Path(personalwab.env.__file__).resolve().parent/"weights"
+
+# %% ../../nbs/env/21_sasrec.ipynb #b2c4f044
+def read_sasrec_folder(src: Path | str) -> dict | None:
+    """The `sasrec.json` of a folder holding a SASRec model as the package ships it (`model.safetensors` beside it), its
+    weights checked against the recorded digest; None when the folder has no `sasrec.json`. A `ValueError` names the file
+    and field when the JSON is broken or the weights are not the recorded ones."""
+    src = Path(src); meta_p, w = src/"sasrec.json", src/"model.safetensors"
+    if not meta_p.exists(): return None
+    try: meta = json.loads(meta_p.read_text(encoding="utf-8"))
+    except ValueError as e: raise ValueError(f"{meta_p}: not valid JSON ({e})") from None
+    for k in ("sha256", "items", "config"):
+        if k not in meta: raise ValueError(f"{meta_p}: field {k}: missing")
+    if not w.exists(): raise ValueError(f"{meta_p}: field sha256: model.safetensors is missing beside it")
+    with open(w, "rb") as f: got = hashlib.sha256(b"model.safetensors\0" + f.read()).hexdigest()
+    if got != meta["sha256"]:
+        raise ValueError(f"{meta_p}: field sha256: model.safetensors is not the recorded file (its digest is {got[:12]})")
+    return meta
+
+# %% ../../nbs/env/21_sasrec.ipynb #ceaf5993
+def shipped_sasrec(b: Benchmark, cfg: SASRecConfig | None = None) -> tuple[Path, dict] | None:
+    """The SASRec model the package ships for benchmark `b` (configuration `cfg`, default the original's): its folder and
+    `sasrec.json` (`read_sasrec_folder`: the weights checked); None when none is shipped for `b`."""
+    src = weights_dir()/"sasrec"/data_key(b, cfg or SASRecConfig())
+    meta = read_sasrec_folder(src)
+    return (src, meta) if meta else None
+
+# %% ../../nbs/env/21_sasrec.ipynb #76822c42
+@patch(cls_method=True)
+def from_folder(cls: Recommender, src: Path | str, meta: dict | None = None, source: str = "shipped") -> Recommender:
+    "A recommender from a folder as `read_sasrec_folder` reads it (`meta`: its `sasrec.json`, read and checked if not given)."
+    from safetensors.torch import load_file
+    meta = meta or read_sasrec_folder(src)
+    if meta is None: raise FileNotFoundError(f"{src}: no sasrec.json (not a SASRec model folder)")
+    m = SASRec(len(meta["items"]), SASRecConfig(**meta["config"]))
+    m.load_state_dict(load_file(str(Path(src)/"model.safetensors")))
+    rec = cls(m, meta["items"], source=source)
+    rec._digest = meta["sha256"]                  # checked against the file by read_sasrec_folder
+    return rec
+
 # %% ../../nbs/env/21_sasrec.ipynb #97fdc797
 def get_recommender(b: Benchmark, cfg: SASRecConfig | None = None, progress: bool = True) -> Recommender:
-    "The SASRec recommender for `b` (default config); trained once and cached on disk."
+    """The SASRec recommender for `b` (default config): the model the package ships for `b` (`shipped_sasrec`), else one
+    trained once and cached on disk (a model trained into the cache never replaces a shipped one)."""
     cfg = cfg or SASRecConfig()
+    if found := shipped_sasrec(b, cfg): return Recommender.from_folder(*found)
     out = cache_dir("sasrec", data_key(b, cfg))
     with FileLock(str(out/"train.lock")):             # other processes (and threads) wait for one training run
         ck = out/"checkpoint.pt"
         if not (out/"DONE").exists(): ck = train_sasrec(b, cfg=cfg, out_dir=out, progress=progress)
     return Recommender.load(ck)
+
+# %% ../../nbs/env/21_sasrec.ipynb #dba62257
+def compare_with_shipped(b: Benchmark, ckpt: Path | str, cfg: SASRecConfig | None = None) -> str | None:
+    """Whether the model of checkpoint `ckpt` (written by `train_sasrec`) has the shipped weights of `b` bit for bit:
+    'matches' or 'differs'; None when none is shipped for `b`."""
+    found = shipped_sasrec(b, cfg)
+    if not found: return None
+    st = torch.load(ckpt, weights_only=False, map_location="cpu")
+    return "matches" if weights_digest(st["model"]) == found[1]["sha256"] else "differs"

@@ -15,7 +15,7 @@ from ..env.metrics import best_attempt
 from ..env.track import TRACKS, track_spec
 from ..reproduce.paper import METHOD_LABELS, PAPER_TABLE3, PAPER_TABLE4, PARTS
 from ..run.protocol import PROTOCOL_VERSION, data_hash, grade
-from ..run.rescore import run_protocol, scoring_env
+from ..run.rescore import grading_recommender, run_protocol, scoring_env
 from ..run.config import load_data
 from ..run.records import dumps, latest_records, read_jsonl, results_path
 from ..run.results import run_config
@@ -52,6 +52,10 @@ MANIFEST_SCHEMA: dict = {
         "protocol": {"type": "string", "pattern": r"^\d+\.\d+\.\d+$"},
         "data": {"type": "object", "required": ["name", "sha256"], "additionalProperties": False,
                  "properties": {"name": {"type": "string", "minLength": 1}, "sha256": {"type": ["string", "null"]}}},
+        "recommender": {"type": "object", "required": ["sha256"], "additionalProperties": False,
+                        "description": "the recommender the results were graded with: its weights' SHA-256 and source",
+                        "properties": {"sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                                       "source": {"type": "string"}}},
         "trials": {"type": "integer", "minimum": 1},
         "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
         "contact": {"type": "string", "minLength": 1},
@@ -85,6 +89,7 @@ _SAME = ("method", "track", "split", "agent_llm", "user_llm", "temperature", "me
          "env_params", "data")
 
 def _sha256(path: Path) -> str: return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def _sha(rec: dict | None) -> str | None: return (rec or {}).get("sha256")
 
 # %% ../../nbs/evidence/34_leaderboard.ipynb #943459c2
 def _run_records(run: Path) -> tuple[list[dict], dict, Any]:
@@ -117,6 +122,10 @@ def prepare(runs: Iterable[str | Path], out: str | Path, contact: str, links: It
                              f"and setting")
         if proto is not None and pr.get("data") != proto.get("data"):
             raise ValueError(f"{run}: made on other data than the first run")
+        if proto is not None and _sha(pr.get("recommender")) != _sha(proto.get("recommender")):
+            raise ValueError(f"{run}: graded with another recommender than the first run (field protocol.recommender: "
+                             f"{_sha(pr.get('recommender'))} against {_sha(proto.get('recommender'))}): re-score both "
+                             f"with this machine's (personalwab score RUN --rescore)")
         cfg, proto = cfg or c, proto or pr
         for r in rs:
             k = (r["task_id"], r.get("trial", 0))
@@ -132,7 +141,8 @@ def prepare(runs: Iterable[str | Path], out: str | Path, contact: str, links: It
                 "models": {"agent": "none (oracle)" if cfg.method == "oracle" else cfg.agent_llm,
                            "user_simulator": cfg.user_llm if cfg.spec.needs_simulator else None,
                            "pseudo_labels": pseudo_labels},
-                "protocol": PROTOCOL_VERSION, "data": proto["data"], "trials": trials,
+                "protocol": PROTOCOL_VERSION, "data": proto["data"]} | (
+                    {"recommender": proto["recommender"]} if proto.get("recommender") else {}) | {"trials": trials,
                 "date": date or _date.today().isoformat(),
                 "contact": contact, "links": list(links), "notes": notes, "source": "submission",
                 "results": "results.jsonl", "results_sha256": _sha256(out/"results.jsonl"),
@@ -261,6 +271,10 @@ def validate(sub_dir: str | Path, benchmark: Benchmark | None = None, env=None, 
             r["function_acc"], r["result_acc"] = f, res
         regraded.append(r)
     rep.scores, rep.records = submission_scores(regraded), len(regraded)
+    if (mine := _sha(m.get("recommender"))) and (now := grading_recommender(env, b)) and now["sha256"] != mine:
+        rep.errors.append(f"manifest.json: field recommender.sha256: the results were graded with {mine[:12]}, this "
+                          f"benchmark's recommender is {now['sha256'][:12]} ({now['source']}): re-score the run here "
+                          f"(personalwab score RUN --rescore) and prepare again")
     for part in PARTS:
         for k in ("function_acc", "result_acc", "steps"):
             c = m["claimed"][part].get(k)

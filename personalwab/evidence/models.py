@@ -58,11 +58,14 @@ def _sasrec_state(ckpt: Path) -> dict:
 # %% ../../nbs/evidence/38c_models.ipynb #64f29e69
 def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict | None:
     """Publish the trained SASRec model of benchmark `data` into `<dest>/sasrec/<key>/`; returns its `sasrec.json`, or
-    None when none is trained here."""
+    None when none is trained here. A benchmark whose model the package ships (`env.sasrec.shipped_sasrec`) publishes
+    nothing: its runs used the shipped model, whose `sasrec.json` is returned."""
     from safetensors.torch import save_file
     from personalwab.env.sasrec import SASRecConfig, data_key
     from personalwab.run.config import load_data
+    from personalwab.env.sasrec import shipped_sasrec
     b = load_data(data, progress=False); key = data_key(b, SASRecConfig())
+    if shipped := shipped_sasrec(b): return shipped[1]
     from personalwab.core.config import cache_dir
     src = cache_dir("sasrec", key)
     if not (src/"DONE").exists(): return None
@@ -77,30 +80,25 @@ def pack_sasrec(data: str = "default", dest: str | Path | None = None) -> dict |
 
 # %% ../../nbs/evidence/38c_models.ipynb #24d2ccaf
 def published_sasrec(b, dest: str | Path | None = None) -> tuple[Path, dict] | None:
-    """The published SASRec model of benchmark `b`: its folder `<dest>/sasrec/<key>/` and `sasrec.json`, its weights
-    checked
-    against the published digest (a `ValueError` naming the file and field otherwise); None when none is published."""
-    from personalwab.env.sasrec import SASRecConfig, data_key
+    """The published SASRec model of benchmark `b`: the model the package ships for it (`env.sasrec.shipped_sasrec`),
+    else the one in `<dest>/sasrec/<key>/` (default `results/`); its folder and `sasrec.json`, its weights checked against
+    the recorded digest (a `ValueError` naming the file and field otherwise); None when none is published."""
+    from personalwab.env.sasrec import SASRecConfig, data_key, read_sasrec_folder, shipped_sasrec
+    if shipped := shipped_sasrec(b): return shipped
     src = (Path(dest) if dest else results_dir())/"sasrec"/data_key(b, SASRecConfig())
-    meta = read_json(src/"sasrec.json", "published SASRec model")
-    if not meta: return None
-    if sha256_files([src/"model.safetensors"]) != meta["sha256"]:
-        raise ValueError(f"{src/'sasrec.json'}: field sha256: model.safetensors is not the published file")
-    return src, meta
+    meta = read_sasrec_folder(src)
+    return (src, meta) if meta else None
 
 # %% ../../nbs/evidence/38c_models.ipynb #6a8b6d52
 def published_recommender(b, dest: str | Path | None = None):
-    """The recommender the published runs of benchmark `b` used, read from `results/` (never from the cache, where a
-    model
-    trained on this machine may lie): what their recommendations are re-graded with. None when none is published."""
-    from safetensors.torch import load_file
-    from personalwab.env.sasrec import Recommender, SASRec, SASRecConfig
+    """The recommender the published runs of benchmark `b` used: the shipped model, else the one published in
+    `results/` (never one from the cache, where a model trained on this machine may lie): what their recommendations are
+    re-graded with. None when none is published."""
+    from personalwab.env.sasrec import Recommender, weights_dir
     found = published_sasrec(b, dest)
     if not found: return None
     src, meta = found
-    m = SASRec(len(meta["items"]), SASRecConfig(**meta["config"]))
-    m.load_state_dict(load_file(str(src/"model.safetensors")))
-    return Recommender(m, meta["items"])
+    return Recommender.from_folder(src, meta, source="shipped" if src.is_relative_to(weights_dir()) else "published")
 
 # %% ../../nbs/evidence/38c_models.ipynb #bcc5e598
 LOCAL_SASREC = ("matches", "differs", "none trained here")   # how this machine's model compares with the published one
@@ -132,10 +130,11 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     that
     re-runs recommend what the published runs did; returns its `sasrec.json` with `local` (`local_sasrec`: how the model
     trained on this machine compared), or None when none is published. A model trained here with other weights is kept
-    beside it as `trained-here.pt`, never used by a check, never lost."""
+    beside it as `trained-here.pt`, never used by a check, never lost. A shipped model needs no restoring (runs load it
+    wherever they run): the cache is left as it is."""
     import torch
     from safetensors.torch import load_file
-    from personalwab.env.sasrec import SASRecConfig, data_key
+    from personalwab.env.sasrec import SASRecConfig, data_key, weights_dir
     from personalwab.run.config import load_data
     from personalwab.core.config import cache_dir
     b = load_data(data, progress=False)
@@ -143,6 +142,7 @@ def restore_sasrec(data: str = "default", dest: str | Path | None = None, log=pr
     if not found: return None
     src, meta = found
     key, local = data_key(b, SASRecConfig()), local_sasrec(b, dest)
+    if src.is_relative_to(weights_dir()): return dict(meta) | {"local": local}
     out = cache_dir("sasrec", key)
     if local == "differs" and not (out/"trained-here.pt").exists():
         os.replace(out/"checkpoint.pt", out/"trained-here.pt")

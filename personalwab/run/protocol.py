@@ -149,13 +149,15 @@ def data_hash(b: Benchmark) -> str:
     return h.hexdigest()[:16]
 
 # %% ../../nbs/run/31_protocol.ipynb #cc5d6706
-def protocol_info(b: Benchmark | None = None) -> dict:
-    "The protocol a run is scored under: version, each component's version and fingerprint, and the data hash."
+def protocol_info(b: Benchmark | None = None, recommender: dict | None = None) -> dict:
+    """The protocol a run is scored under: version, each component's version and fingerprint, the data hash, and (when
+    given) the recommender that grades it (`Resources.recommender_identity`: its weights' digest and source)."""
     return {"version": PROTOCOL_VERSION,
             "environment": {"version": ENVIRONMENT_VERSION, "fingerprint": ENVIRONMENT_FINGERPRINT},
             "scorer": {"version": SCORER_VERSION, "fingerprint": SCORER_FINGERPRINT},
             "simulator_prompt": {"version": SIMULATOR_VERSION, "fingerprint": SIMULATOR_FINGERPRINT},
-            "data": None if b is None else {"name": b.name, "sha256": data_hash(b)}}
+            "data": None if b is None else {"name": b.name, "sha256": data_hash(b)}} | (
+            {"recommender": recommender} if recommender else {})
 
 # %% ../../nbs/run/31_protocol.ipynb #4c4e6f3e
 def check_protocol(env=None) -> list[str]:

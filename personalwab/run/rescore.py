@@ -13,7 +13,8 @@ from .results import run_config, summary_path
 from ..data.schema import Benchmark, Task
 
 # %% auto #0
-__all__ = ['run_protocol', 'regrade_record', 'scoring_env', 'rescore', 'rescored_summary_path']
+__all__ = ['run_protocol', 'regrade_record', 'scoring_env', 'grading_recommender', 'recommender_change', 'rescore',
+           'rescored_summary_path']
 
 # %% ../../nbs/run/32_rescore.ipynb #6ddd6af4
 def run_protocol(results: Path) -> dict | None:
@@ -49,6 +50,26 @@ def scoring_env(cfg: RunConfig | None, b: Benchmark, recommender=None):
 # %% ../../nbs/run/32_rescore.ipynb #becb77de
 def _same(a: float, b: float) -> bool: return abs(float(a) - float(b)) <= 1e-6
 
+# %% ../../nbs/run/32_rescore.ipynb #74cdd766
+def grading_recommender(env, b: Benchmark | None = None) -> dict | None:
+    """The identity (`Recommender.identity`: weights' digest and source) of the recommender `env` grades
+    recommendations with: its own once built; else, given the benchmark `b` whose shared parts `env` uses, the one those
+    parts would load (`Resources.recommender_identity`); None when unknown (nothing built, no `b`, or a recommender that
+    is not a SASRec model)."""
+    from personalwab.env.resources import Resources
+    rec = env.functions.recommender
+    if rec is not None and getattr(rec, "built", True) and hasattr(rec, "identity"): return rec.identity()
+    return Resources(b).recommender_identity() if b is not None else None
+
+# %% ../../nbs/run/32_rescore.ipynb #bf869031
+def recommender_change(before: dict | None, now: dict | None) -> str | None:
+    """One line saying that a run is re-graded with another recommender than it was graded with (`before`: the run's
+    protocol, `now`: the re-grading's); None when it is the same one, or either protocol names none."""
+    a, c = (before or {}).get("recommender"), (now or {}).get("recommender")
+    if not a or not c or a.get("sha256") == c.get("sha256"): return None
+    return (f"re-graded with another recommender than the run was: {c['sha256'][:12]} ({c.get('source')}) instead of "
+            f"{a['sha256'][:12]} ({a.get('source')}); its recommendation scores are now this recommender's")
+
 # %% ../../nbs/run/32_rescore.ipynb #087e94f8
 def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=None, write: bool = True,
             n_boot: int = 1000, recommender=None) -> dict:
@@ -57,10 +78,11 @@ def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=Non
     `recommender`: the recommender of the scoring environment (`scoring_env`) when `env` is not given."""
     p = results_path(path_or_dir); cfg = run_config(p)
     b = benchmark if benchmark is not None else load_data(cfg.data if cfg else "default", progress=False)
-    now, before = protocol_info(b), run_protocol(p)
+    now, before = protocol_info(b), run_protocol(p)              # (now: the data's hash; its recommender once graded)
     if before and before.get("data") and before["data"].get("sha256") != now["data"]["sha256"]:
         raise ValueError(f"{p}: the run was made on data {before['data']['sha256']} ({before['data'].get('name')}), "
                          f"the benchmark loaded now has {now['data']['sha256']}: re-scoring needs the same data")
+    own = env is None
     env = env if env is not None else scoring_env(cfg, b, recommender)
     out, changed = [], []
     for r in latest_records(read_jsonl(p)):
@@ -76,8 +98,9 @@ def rescore(path_or_dir: str | Path, benchmark: Benchmark | None = None, env=Non
                             "new": [new["function_acc"], new["result_acc"]]})
     expected = {(t.id, i) for i in range(cfg.trials) for t in select_tasks(b, cfg)} if cfg else None
     s = summarize(out, cfg, expected=expected, n_boot=n_boot, seed=cfg.seed if cfg else 0)
+    if ident := grading_recommender(env, b if own else None): now["recommender"] = ident
     s.update(protocol=now, rescored={"from_protocol": before, "results": p.name, "n_changed": len(changed),
-                                     "changed": changed[:200]})
+                                     "changed": changed[:200], "recommender": recommender_change(before, now)})
     if write:
         dest = p.with_name(f"results.protocol-{PROTOCOL_VERSION}.jsonl")
         tmp = dest.with_name(f".{dest.name}.tmp")

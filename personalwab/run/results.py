@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['run_config', 'summary_path', 'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare', 'view']
+__all__ = ['run_config', 'summary_path', 'rescore_reviews', 'score', 'expand_runs', 'run_summary', 'compare',
+           'recorded_recommender', 'recommender_line', 'view']
 
 # %% ../../nbs/run/37_results.ipynb #993e1bc1
 import pandas as pd
@@ -127,12 +128,34 @@ def compare(*paths: str | Path) -> pd.DataFrame:
         rows.append(row)
     return pd.DataFrame(rows).set_index("run")
 
+# %% ../../nbs/run/37_results.ipynb #f48fceaf
+def recorded_recommender(results: Path) -> dict | None:
+    """The recommender a run recorded (its protocol's `recommender`: the weights' digest and source), from its summary,
+    else from its latest invocation in `env.json` that names one; None if the run records none."""
+    sp, ep = summary_path(results), Path(results).parent/"env.json"
+    protos = [(read_json(sp, "summary") or {}).get("protocol")] if sp.exists() else []
+    if ep.exists() and Path(results).name == "results.jsonl":
+        protos += [i.get("protocol") for i in reversed((read_json(ep, "environment record") or {}).get("invocations", []))]
+    return next((p["recommender"] for p in protos if isinstance(p, dict) and p.get("recommender")), None)
+
+# %% ../../nbs/run/37_results.ipynb #257695db
+def recommender_line(*paths: str | Path) -> str:
+    "One line naming the recommender each run at `paths` was graded with (`recorded_recommender`), grouped."
+    groups: dict[str, list[str]] = {}
+    for p in expand_runs(paths):
+        r = recorded_recommender(p)
+        key = f"{r['sha256'][:12]} ({r.get('source')})" if r else "not recorded"
+        groups.setdefault(key, []).append(p.parent.name if p.name == "results.jsonl" else p.stem)
+    if len(groups) == 1: return f"recommender: {next(iter(groups))}, every run"
+    return "recommender: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items())
+
 # %% ../../nbs/run/37_results.ipynb #755e7278
 def view(*paths: str | Path, file=None) -> str:
-    "Print (and return) a terminal table comparing the runs at `paths`."
+    "Print (and return) a terminal table comparing the runs at `paths`, and the recommender they were graded with."
     from tabulate import tabulate
     df = compare(*paths)
     df = df.astype(object).where(df.notna(), None)        # a type a run has no task of shows as "-"
     txt = tabulate(df.reset_index(), headers="keys", tablefmt="simple", floatfmt=".3f", showindex=False, missingval="-")
+    txt += "\n" + recommender_line(*paths)
     print(txt, file=file or sys.stdout)
     return txt

@@ -209,8 +209,10 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     af, ef = (agent_factory or default_agent_factory, env_factory
               or functools.partial(default_env_factory, resources=res))
     local, built, n_err, stopped = threading.local(), [], 0, None
-    # protocol_info: what the scores mean (env.json, summary.json); not in the run hash
-    with RunDir(cfg, out_dir, [(t.id, i) for t, i in wanted], protocol_info(b)) as rd:
+    # protocol_info: what the scores mean (env.json, summary.json); not in the run hash. It names the recommender that
+    # grades the run: at once where the package ships it, else once a task trained or loaded it (then in summary.json)
+    proto = protocol_info(b, res.recommender_identity())
+    with RunDir(cfg, out_dir, [(t.id, i) for t, i in wanted], proto) as rd:
         left = set(rd.todo)
         todo = [(t, i) for t, i in wanted if (t.id, i) in left] if compute else []
         tally = _Tally(rd.successes)
@@ -234,6 +236,8 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
                 if stopped is None: pool.shutdown(wait=True)
                 bar.close()
                 rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
+                if "recommender" not in proto and (ri := res.recommender_identity()):
+                    proto["recommender"] = ri          # the RunDir's protocol: written when it closes
     if stopped is not None:
         raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated)) from None
     missing = 0 if compute else len(left)

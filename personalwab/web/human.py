@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastcore.basics import patch
 from ..core.config import DEFAULT_LLM
 from ..env.environment import WebEnv
+from ..env.resources import Resources
 from ..run.protocol import protocol_info
 from ..run.records import _now, episode_record, task_seed
 from ..run.results import run_config
@@ -246,7 +247,7 @@ class HumanRun:
         old = run_config(d) if (d/"config.json").is_file() else None
         ids = list(dict.fromkeys([*((old.task_ids or []) if old is not None else []), *(cfg.task_ids or [])]))
         self.cfg = cfg.model_copy(update={"task_ids": ids})
-        self.rd = RunDir(self.cfg, out_dir, [(i, 0) for i in ids], protocol_info(b))
+        self.rd = RunDir(self.cfg, out_dir, [(i, 0) for i in ids], protocol_info(b, Resources(b).recommender_identity()))
 
     @property
     def dir(self) -> Path: return self.rd.dir
