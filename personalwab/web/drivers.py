@@ -4,7 +4,7 @@
 
 # %% ../../nbs/web/83_drivers.ipynb #f3446e1f
 from __future__ import annotations
-import asyncio, functools, logging, os, socket, tempfile, threading, time
+import asyncio, contextlib, functools, logging, os, re, socket, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -14,8 +14,9 @@ from .observation import number_nodes, parse_page
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['CHROMIUM_FLAGS', 'Driver', 'settle_selects', 'form_data', 'InProcessDriver', 'ShopServer', 'chromium_path',
-           'on_own_thread', 'browser_process', 'ChromiumDriver']
+__all__ = ['CHROMIUM_FLAGS', 'LOAD_TIMEOUT_S', 'Driver', 'settle_selects', 'form_data', 'InProcessDriver', 'ShopServer',
+           'chromium_path', 'on_own_thread', 'browser_process', 'ChromiumDriver', 'WebFault', 'ShopUnreachable',
+           'PageTimeout', 'BrowserGone', 'web_fault']
 
 # %% ../../nbs/web/83_drivers.ipynb #d528b4c4
 class Driver(Protocol):
@@ -194,6 +195,11 @@ class ShopServer:
         if getattr(self, "_sock", None) is not None: self._sock.close()
         self._server = self._thread = None
 
+    @property
+    def alive(self) -> bool:
+        "Whether it serves: started, its thread running, and not told to stop."
+        return self._thread is not None and self._thread.is_alive() and not self._server.should_exit
+
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
 
@@ -221,6 +227,8 @@ o.toggleAttribute('selected', i === Math.max(s.selectedIndex, 0))));
 }"""
 
 # %% ../../nbs/web/83_drivers.ipynb #6e23f99d
+LOAD_TIMEOUT_S = 300.0    # a page not loaded after this long never will: its episode ends in an error (PageTimeout)
+
 def on_own_thread(f):
     """A `ChromiumDriver` method that runs on the driver's own thread, whichever thread calls it (counted in `_pending`
     until it returns)."""
@@ -248,15 +256,17 @@ def browser_process(profile: str):
 
 class ChromiumDriver:
     """Real Chromium (Playwright, headless) on the shop at `base` (an `http://127.0.0.1:PORT` address), driven from a
-    thread of its own."""
+    thread of its own. `timeout_ms` bounds an action on an element; `load_timeout_s` a page's load (the server may
+    compute for a while: a search, the simulated user's reply), past which the page is taken as never loading."""
     def __init__(self, base: str, shots: str | Path | None = None, executable: str | None = None,
-                 timeout_ms: int = 20_000):
+                 timeout_ms: int = 20_000, load_timeout_s: float = LOAD_TIMEOUT_S):
         exe = executable or chromium_path()
         if exe is None:
             raise FileNotFoundError("no Chromium found: install Debian's chromium or set PERSONALWAB_CHROMIUM")
         self.base, self.shots, self.n_shots, self.last_shot = base.rstrip("/"), Path(shots) if shots else None, 0, None
         self._own, self._owner, self._tree = ThreadPoolExecutor(1, thread_name_prefix="chromium"), None, None
         self._lock, self._pending, self._browser, self._killed = threading.Lock(), 0, None, False
+        self.load_timeout_s = load_timeout_s
         try: self._own.submit(self._launch, exe, timeout_ms).result()
         except BaseException: self._own.shutdown(); raise
 
@@ -279,16 +289,6 @@ class ChromiumDriver:
     @property
     @on_own_thread
     def url(self) -> str: return _path(self.page.url)
-
-    @on_own_thread
-    def open(self, path: str) -> None: self.page.goto(self.base + path); self._tree = None
-
-    @on_own_thread
-    def tree(self):
-        "The live DOM, numbered and with its form state as attributes, as an lxml tree."
-        self.page.evaluate(_SYNC_JS)
-        self._tree = parse_page(self.page.content())
-        return self._tree
 
     def close(self) -> None:
         """Close the browser and Playwright (from any thread), then the driver's thread. A call under way there is not
@@ -320,6 +320,88 @@ class ChromiumDriver:
             if not (self._killed or (self._ctx.browser is not None and not self._ctx.browser.is_connected())): raise
         finally: self._pw.stop(); self._profile.cleanup()
 
+# %% ../../nbs/web/83_drivers.ipynb #5e6dfb49
+class WebFault(RuntimeError):
+    """The shop or the browser failed under a web episode, not the agent: the episode ends in an error record (computed
+    again on resume) whose one-line message names what failed."""
+class ShopUnreachable(WebFault): "The shop's server did not answer (stopped or killed under the episode)."
+class PageTimeout(WebFault): "A page did not finish loading within the driver's `load_timeout_s`."
+class BrowserGone(WebFault): "The browser was closed or crashed under the episode."
+
+def web_fault(e: BaseException, doing: str, base: str, load_timeout_s: float) -> WebFault | None:
+    """The `WebFault` that Playwright's error `e`, raised while `doing` (e.g. `click(12) on /orders`) on the shop at
+    `base`, stands for; None when it stands for none (the action failed on its element)."""
+    from playwright.sync_api import Error, TimeoutError as PlaywrightTimeout
+    if isinstance(e, WebFault): return e
+    if not isinstance(e, Error): return None
+    text = str(e)
+    if isinstance(e, PlaywrightTimeout):
+        return PageTimeout(f"{doing}: the page did not finish loading within {load_timeout_s:g} s")
+    if (m := re.search(r"net::ERR_[A-Z_]+", text)) and m.group(0) != "net::ERR_ABORTED":   # aborted: by another navigation
+        return ShopUnreachable(f"{doing}: the shop's server at {base} did not answer ({m.group(0)})")
+    if re.search(r"has been closed|Target closed|crashed", text):
+        return BrowserGone(f"{doing}: the browser is gone ({text.strip().splitlines()[0]})")
+    return None
+
+# %% ../../nbs/web/83_drivers.ipynb #d8439ad9
+# true once the document has loaded, and then numbered (the same script, once): a condition for `wait_for_function`
+_OBSERVE_JS = f"() => document.readyState === 'complete' && (({_SYNC_JS})(), true)"
+_NAVIGATED = ("Execution context was destroyed", "page is navigating")   # Playwright's words for a replaced document
+
+@patch
+def _fault(self: ChromiumDriver, e: BaseException, doing: str) -> WebFault | None:
+    """`web_fault` of `e`; on an unreachable shop, once Chromium shows its error page (it comes a little after the error,
+    and would cut the next navigation short: measured 0.07-0.22 s), or after 5 s."""
+    f = web_fault(e, doing, self.base, self.load_timeout_s)
+    if isinstance(f, ShopUnreachable):
+        try: self.page.wait_for_function("() => location.protocol === 'chrome-error:'", timeout=5_000)
+        except Exception: pass      # no error page: nothing to wait for; the fault is what is reported
+    return f
+
+@patch
+@on_own_thread
+def tree(self: ChromiumDriver):
+    """The live DOM, numbered and with its form state as attributes, as an lxml tree: of the page once loaded, and if a
+    navigation is on its way or replaces it meanwhile, of the page it brings."""
+    deadline = time.monotonic() + self.load_timeout_s
+    while True:
+        try:
+            # at least 1 ms: Playwright reads 0 as no bound
+            self.page.wait_for_function(_OBSERVE_JS, timeout=max(deadline - time.monotonic(), 0.001) * 1000)
+            t = parse_page(self.page.content())
+            if t.get("node") is not None: self._tree = t; return t     # read from the document just numbered
+        except Exception as e:
+            if not any(s in str(e) for s in _NAVIGATED):
+                if (f := self._fault(e, f"observing {_path(self.page.url)}")) is None: raise
+                raise f from e
+        if time.monotonic() > deadline:
+            raise PageTimeout(f"observing {_path(self.page.url)}: the page kept navigating for {self.load_timeout_s:g} s")
+
+# %% ../../nbs/web/83_drivers.ipynb #15f14007
+@patch
+@on_own_thread
+def open(self: ChromiumDriver, path: str) -> None:
+    "Go to `path` (a same-site address), its page loaded; a failure to load it is a `WebFault`."
+    self._tree = None
+    try: self.page.goto(self.base + path, timeout=self.load_timeout_s * 1000)
+    except Exception as e:
+        if (f := self._fault(e, f"open {path}")) is None: raise
+        raise f from e
+
+@patch
+@contextlib.contextmanager
+def _navigation(self: ChromiumDriver, doing: str):
+    """Around an action that navigates: after it, wait for its new page to commit and load; a failure of that wait (not
+    of the action) is a `WebFault`."""
+    acted = False
+    try:
+        with self.page.expect_navigation(timeout=self.load_timeout_s * 1000):
+            yield
+            acted = True
+    except Exception as e:
+        if not acted or (f := self._fault(e, doing)) is None: raise
+        raise f from e
+
 # %% ../../nbs/web/83_drivers.ipynb #7f53a388
 @patch
 def _shot(self: ChromiumDriver, sel: str | None) -> None:
@@ -338,9 +420,15 @@ def _shot(self: ChromiumDriver, sel: str | None) -> None:
 @patch
 @on_own_thread
 def act(self: ChromiumDriver, a: PageAction) -> None:
-    "Do the (checked) action `a` in the browser; a navigation it starts is waited for."
+    "Do the (checked) action `a` in the browser; a navigation it starts is waited for (its failure: a `WebFault`)."
+    doing = f"{a} on {_path(self.page.url)}"
     if a.kind == "go_back":
-        self._shot(None); self.page.go_back(); return
+        self._shot(None)
+        try: self.page.go_back(timeout=self.load_timeout_s * 1000)
+        except Exception as e:
+            if (f := self._fault(e, doing)) is None: raise
+            raise f from e
+        return
     sel = f'[node="{a.node}"]'
     self._shot(sel)
     el = element(self._tree if self._tree is not None else self.tree(), a.node)
@@ -350,7 +438,7 @@ def act(self: ChromiumDriver, a: PageAction) -> None:
                                        or (t.tag == "button" and (t.get("type") or "submit").lower() == "submit")
                                        or (t.tag == "input" and (t.get("type") or "").lower() in ("submit", "image")))
         if navigates:
-            with self.page.expect_navigation(): self.page.click(sel)
+            with self._navigation(doing): self.page.click(sel, no_wait_after=True)
         else: self.page.click(sel)
     elif a.kind == "select":
         o = option_of(el, a.text)
@@ -358,5 +446,5 @@ def act(self: ChromiumDriver, a: PageAction) -> None:
     elif a.kind == "type":
         self.page.fill(sel, a.text)
         if a.submit and self.page.locator(sel).evaluate("e => !!e.form"):
-            with self.page.expect_navigation(): self.page.locator(sel).evaluate("e => e.form.requestSubmit()")
+            with self._navigation(doing): self.page.locator(sel).evaluate("e => e.form.requestSubmit()")
     self._tree = None

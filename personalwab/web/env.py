@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from ..env.environment import Episode, WebEnv
 from ..data.schema import Task
 from .actions import PageAction, check_action, parse_action
-from .drivers import ChromiumDriver, InProcessDriver, ShopServer
+from .drivers import ChromiumDriver, InProcessDriver, ShopServer, WebFault
 from .observation import DOM_BUDGET, Observation, observe, smollm2_tokens
 from .site import ShopSession, shop_app
 
@@ -114,6 +114,8 @@ def reset(self: ShopEnv, task: Task | str | int | None = None) -> Observation:
     self.end = ""
     if self.keep_pages and self.shots is not None and hasattr(self.driver, "shots"):
         self.driver.shots = self.shots/self.session.task.id
+    if self.server is not None and not self.server.alive:     # stopped or killed under an earlier episode
+        self.server.stop(); self.server.start()                # served again, on its port: the driver's address
     self.driver.open("/")
     return self.observe()
 
@@ -140,6 +142,7 @@ def step(self: ShopEnv, output: Any) -> tuple[Observation, bool, PageStep | None
     node = done_a.node if done_a is not None else None
     if err is None:
         try: self.driver.act(done_a)
+        except WebFault: raise            # the shop or the browser failed, not the step: the episode ends in an error
         except Exception as e: err = f"the browser could not do {a} ({type(e).__name__}: {str(e)[:160]})"
     written = str(a) if a is not None else (output if isinstance(output, str) else repr(output))[:200]
     st = PageStep(url, written, a.kind if a is not None else None, node, err is None, err, opening_tag(obs.dom, node),
