@@ -19,7 +19,7 @@ export OMP_WAIT_POLICY := PASSIVE
 # tqdm.auto's notice in kernels without ipywidgets; the library sets no warning filter on import (only the CLI's main does)
 export PYTHONWARNINGS := ignore:IProgress not found
 
-.PHONY: all install test reproduce publish smoke docs export clean-nbs check-sync browser distclean
+.PHONY: all install test reproduce publish smoke docs export clean-nbs check-sync browser lab distclean
 
 all: test
 
@@ -74,6 +74,15 @@ smoke: $(STAMP)
 # would try to install Quarto with sudo).
 docs: $(STAMP)
 	$(BIN)/python tools/build_docs.py
+
+# JupyterLab on the notebooks, to read and run them: kernel python3 is this venv's python (JUPYTER_PREFER_ENV_PATH), bound
+# to 127.0.0.1, no browser opened; it prints the URL to open, with its token. LAB_PORT: another port (taken: the next free).
+LAB_PORT ?= 8888
+LAB_DIR ?= nbs
+lab: $(STAMP)
+	@echo "JupyterLab on $(LAB_DIR)/, kernel python3 = $(BIN)/python; open the URL below (with its token); Ctrl-C stops it."
+	@env -u JUPYTER_PATH JUPYTER_PREFER_ENV_PATH=1 $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	  --ServerApp.root_dir="$(LAB_DIR)" --log-level=WARN $(if $(filter 0,$(shell id -u)),--allow-root)
 
 distclean:
 	rm -rf $(VENV) _docs _proc .cache
