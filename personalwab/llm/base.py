@@ -184,23 +184,30 @@ class LLM:
 
     def chat(self, messages: list[dict], *, tools: list[dict] | None = None, n: int = 1, temperature: float = 0.0,
              max_tokens: int = 256, role: str = "agent", seed: int = 0, num_beams: int = 1,
-             constrained: bool = False, guide=None) -> list[Completion]:
+             constrained: bool = False, guide=None, draft=None) -> list[Completion]:
         """Answer one conversation (OpenAI chat format) with `n` completions; never raises for model/API errors.
         `guide`: the form the answer must take (e.g. `personalwab.web.guide.StepGuide`: a `key` and a
         `logits_processor`);
-        local backends decode under it, an API model only reads the prompt."""
+        local backends decode under it, an API model only reads the prompt.
+        `draft`: the answer expected (token ids, or text), which the `hf` backend checks in one pass (`llm.draft`);
+        it never changes the answer, only how fast a greedy one comes."""
         return self.chat_many([messages], tools=tools, n=n, temperature=temperature, max_tokens=max_tokens,
-                              role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide)[0]
+                              role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide,
+                              drafts=None if draft is None else [draft])[0]
 
     def chat_many(self, conversations: list[list[dict]], *, tools: list[dict] | None = None, n: int = 1,
                   temperature: float = 0.0, max_tokens: int = 256, role: str = "agent", seed: int = 0,
-                  num_beams: int = 1, constrained: bool = False, guide=None) -> list[list[Completion]]:
-        "`chat` for a batch of conversations sharing the parameters (batched on local backends)."
+                  num_beams: int = 1, constrained: bool = False, guide=None,
+                  drafts: list | None = None) -> list[list[Completion]]:
+        """`chat` for a batch of conversations sharing the parameters (batched on local backends); `drafts`: one per
+        conversation."""
         params = dict(n=int(n), temperature=float(temperature), max_tokens=int(max_tokens), seed=int(seed),
                       num_beams=int(num_beams), constrained=bool(constrained))
         # in the key only when given: unguided keys are what they were
         if guide is not None: params["guide"] = guide.key
         _check_params(conversations, tools, params)
+        if drafts is not None and len(drafts) != len(conversations):
+            raise ValueError(f"{len(drafts)} drafts for {len(conversations)} conversations")
         # text from anywhere (a user, a tool) reaches the tokenizer and the key encodable
         conversations = encodable(conversations)
         keys = [cache_key(self.backend, self.cache_id, m, tools, params) for m in conversations]
@@ -211,8 +218,10 @@ class LLM:
                 if hit is not None: results[i] = [_from_cache(d) for d in hit]
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
-            fresh, crashed = self._safe_generate([conversations[i] for i in todo], tools,
-                                                 params if guide is None else params | {"guide": guide})
+            # what decodes, never what is answered: the guide object and the drafts are not in the key
+            extra = ({} if guide is None else {"guide": guide}) | ({} if drafts is None else
+                                                                  {"drafts": [drafts[i] for i in todo]})
+            fresh, crashed = self._safe_generate([conversations[i] for i in todo], tools, params | extra)
             with self._lock: self.model_calls += len(todo)
             for i, comps in zip(todo, fresh):
                 # a lone surrogate in a model's text must not break a record, key or cache row

@@ -10,6 +10,7 @@ from typing import Any
 from ..core.config import cache_dir, offline
 from .base import LLM, Completion, ToolCall, Usage
 from .cache import build_once
+from .draft import drafted_generate, draft_ids
 from .toolcalls import (with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint,
                                        CallComplete, call_text)
 
@@ -355,17 +356,24 @@ class HFLLM(LLM):
         with TOKENIZE_LOCK: ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
         L = ids.shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
+        # an expected answer (`chat(draft=...)`) is checked in one pass when decoding is greedy, unconstrained, fp32
+        draft = (p.get("drafts") or [None])[0]
+        drafted = (draft is not None and not samples(p) and "logits_processor" not in kw
+                   and DTYPES[self.dtype] == torch.float32)
         with sampling_lock(lock, p):
             if samples(p): torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
-                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
-                                     return_dict_in_generate=True, **kw)
+                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw)
+                else: out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
+                                           return_dict_in_generate=True, **kw)
             dt = time.perf_counter() - t0
             self.prefix_cache.store(out.sequences[0], L, out.past_key_values)
-        return [self._completion(tok, out.sequences[0, L:].tolist(), tools,
-                                 Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt, p.get("guide"))]
+        c = self._completion(tok, out.sequences[0, L:].tolist(), tools,
+                             Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt, p.get("guide"))
+        if drafted: c.draft = out.stats   # how much of the draft was accepted (not a field: records keep their shape)
+        return [c]
 
     def _generate_batch(self, convs, tools, p):
         model, tok, lock = self.load()
