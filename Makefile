@@ -59,7 +59,8 @@ test: $(STAMP) browser
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # REPRODUCE_ARGS: more options of tools/reproduce.py, e.g. "--threads 2" (the verification's episodes with other torch threads)
-# or "--processes 1" (published runs verified, and notebooks executed, one at a time; default two)
+# or "--processes 1" (published runs verified, and notebooks executed, one at a time; default two), or "--drafts" (the
+# verification's model calls get their published replies as drafts: the same answers, sooner; off by default)
 reproduce: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile $(PROFILE) $(REPRODUCE_ARGS)
 

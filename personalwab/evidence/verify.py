@@ -4,7 +4,7 @@
 
 # %% ../../nbs/evidence/38e_verify.ipynb #9064ce7e
 from __future__ import annotations
-import hashlib, json, statistics, time
+import contextlib, hashlib, json, statistics, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 from typing import Iterable
@@ -12,11 +12,12 @@ from typing import Iterable
 # %% auto #0
 __all__ = ['SCORE_TOLERANCE', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck',
            'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'sample_episode_seconds',
-           'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'machines_line',
-           'verification_markdown', 'verification_estimate', 'rescore_published']
+           'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'machines_line', 'drafts_cell',
+           'drafts_line', 'verification_markdown', 'verification_estimate', 'rescore_published']
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
+from .drafts import DraftTally, drafting
 from .models import published_recommender
 from ..core.config import torch_threads
 from .plan import PublishedPlan, plan_runs
@@ -83,6 +84,10 @@ class RunCheck:
     checked_on: str | None = None            # the processor of this re-run
     threads_published: int | None = None     # torch threads of each of the published run's workers
     threads_now: int | None = None           # and of the re-run's
+    draft_calls: int | None = None   # with drafts (`evidence.drafts`): model calls decoded with their published reply
+    draft_tokens: int | None = None          # the tokens of those drafts
+    draft_accepted: int | None = None        # of them, accepted: the answer's first tokens, checked in one pass
+    undrafted: str | None = None             # the calls decoded without a draft, by reason
 
 # %% ../../nbs/evidence/38e_verify.ipynb #50d88339
 def _median(xs) -> float | None:
@@ -121,11 +126,12 @@ def torch_threads_of(workers: int, cores: int | None = None) -> int:
 # %% ../../nbs/evidence/38e_verify.ipynb #cee3bc24
 def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
                seed: int = 0, progress: bool = False, types: Iterable[str] | None = None,
-               threads: int | None = None) -> RunCheck:
+               threads: int | None = None, drafts: bool = False) -> RunCheck:
     """Re-run `per_type` tasks of each type (of `types` only, when given) of the published run `packed`
     (`.../runs/<name>/`)
     with `cfg` (its plan config) in `scratch`. `threads`: one episode at a time with this many torch threads (a stand-in
-    for another machine: a sum split over other threads is added in another order); else as the run's `workers` say."""
+    for another machine: a sum split over other threads is added in another order); else as the run's `workers` say.
+    `drafts`: each model call gets its published reply as a draft (`evidence.drafts`): the same answers, sooner."""
     import tempfile
     from personalwab.run.runner import run
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
@@ -144,9 +150,9 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1} | ({"workers": 1} if threads else {}))
     chk.threads_now = threads or torch_threads_of(sample.workers)
-    with torch_threads(threads):                                 # one worker: the runner leaves the threads as set here
+    tally = DraftTally() if drafts else None            # one worker: the runner leaves the threads as set here
+    with torch_threads(threads), drafting({t: pub[t] for t in ids}, tally) if drafts else contextlib.nullcontext():
         if cfg.env_params.get("interface") == "web":         # a web run: its pages, its driver, paths from the checkout
-            import contextlib
             from personalwab.core.config import repo_root
             from personalwab.web.run import run_web
             with contextlib.chdir(repo_root()):
@@ -159,6 +165,9 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     chk.seconds_published = _median(pub[t].get("wall_s") for t in now)
     chk.seconds_now = _median(x.get("wall_s") for x in now.values())
     chk.cached = cached_calls(now.values())
+    if tally is not None:
+        chk.draft_calls, chk.draft_tokens, chk.draft_accepted = tally.drafted, tally.tokens, tally.accepted
+        chk.undrafted = tally.undrafted_text() or None
     if chk.cached:
         chk.error = (f"{chk.cached} model calls answered from the response cache: not a re-run (set "
                      f"PERSONALWAB_LLM_CACHE=0)")
@@ -181,14 +190,16 @@ def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: 
 
 # %% ../../nbs/evidence/38e_verify.ipynb #5b46bbe4
 def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
-              types: Iterable[str] | None = None, threads: int | None = None) -> tuple[RunCheck, float]:
+              types: Iterable[str] | None = None, threads: int | None = None,
+              drafts: bool = False) -> tuple[RunCheck, float]:
     """`verify_run` with the response cache off (the models answer now), and its seconds; an error becomes the
     check's `error`, not an exception (one run that cannot be verified does not stop the others)."""
     from fastcore.xtras import modified_env
     t0 = time.perf_counter()
     try:
         with modified_env(PERSONALWAB_LLM_CACHE="0"):
-            chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads)
+            chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads,
+                             drafts=drafts)
     except Exception as e:
         chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
     return chk, time.perf_counter() - t0
@@ -206,15 +217,16 @@ def _result(fut, name: str, key: str) -> tuple[RunCheck, float]:
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
                      names: Iterable[str] | None = None, multi_types: int = 2, threads: int | None = None,
-                     processes: int = 1, log=print) -> "pd.DataFrame":
+                     processes: int = 1, drafts: bool = False, log=print) -> "pd.DataFrame":
     """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row
     per run, in the plan's order.
     A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`).
     `threads`: every episode alone with this many torch threads (`verify_run`). `processes`: runs verified at a time,
-    each in a process of its own, the longest sample (`sample_seconds`) first."""
+    each in a process of its own, the longest sample (`sample_seconds`) first. `drafts`: the model calls get their
+    published replies as drafts (`verify_run`; off by default)."""
     import pandas as pd
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads)
+    jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads, drafts)
             for key, (cfg, factory, types) in plan_samples(plan, puma, multi_types).items()
             if (root/cfg.name/"run.json").exists() and (want is None or cfg.name in want)}
     def said(chk, s):
@@ -260,18 +272,39 @@ def machines_line(df: "pd.DataFrame") -> str:
     return (f"Computed on {n('computed_on')}, {t('threads_published')} torch threads a worker; "
             f"re-run on {n('checked_on')}, {t('threads_now')} torch threads a worker.")
 
+# %% ../../nbs/evidence/38e_verify.ipynb #d7a1f0c3
+def drafts_cell(r) -> str:
+    "A verification row's share of draft tokens accepted, and of how many calls ('-' when none had a draft)."
+    if not _known(r.draft_tokens) or not r.draft_tokens: return "-"
+    return f"{r.draft_accepted / r.draft_tokens:.0%} ({int(r.draft_calls)} calls)"
+
+def drafts_line(df: "pd.DataFrame") -> str:
+    "What the drafts of a verification did: the tokens accepted over all runs, and the calls decoded without one."
+    from collections import Counter
+    tok, acc = int(df.draft_tokens.fillna(0).sum()), int(df.draft_accepted.fillna(0).sum())
+    why = Counter()
+    for u in df.undrafted:
+        for part in (u.split("; ") if isinstance(u, str) and u else []):
+            n, _, reason = part.partition(" "); why[reason] += int(n)
+    line = (f"Drafts: {acc} of {tok} draft tokens accepted ({acc / tok:.0%}) in {int(df.draft_calls.fillna(0).sum())} "
+            "calls decoded with their published reply" if tok else "Drafts: no call was decoded with a draft")
+    return line + ("; decoded without one: " +
+                   ", ".join(f"{n} {r}" for r, n in why.most_common()) if why else "") + "."
+
 # %% ../../nbs/evidence/38e_verify.ipynb #199465d2
 def verification_markdown(df: "pd.DataFrame") -> str:
     """The verification table as Markdown: the machines, a row per run, a line that sums it up, and every episode that
     differs with what its difference means (`divergence_note`)."""
+    drafted = "draft_tokens" in df and df.draft_tokens.map(_known).any()   # re-run with drafts: their column
     lines = [machines_line(df), "",
-             "| run | table | re-run | identical actions | largest score difference | s/task published | s/task now |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+             "| run | table | re-run | identical actions | largest score difference | s/task published | s/task now |"
+             + (" draft tokens accepted |" if drafted else ""),
+             "|---|---|---:|---:|---:|---:|---:|" + ("---:|" if drafted else "")]
     f = lambda x: "-" if x is None or x != x else f"{x:.1f}"
     g = lambda x: f"{x:.4f}" if x == 0 or x >= 1e-4 else f"{x:.1e}"   # a difference within the tolerance is shown, not rounded away
     for r in df.itertuples():
         lines.append(f"| {r.run} | {r.key} | {r.tasks} | {r.identical}/{r.tasks} | {g(r.largest_diff)} | "
-                     f"{f(r.seconds_published)} | {f(r.seconds_now)} |"
+                     f"{f(r.seconds_published)} | {f(r.seconds_now)} |" + (f" {drafts_cell(r)} |" if drafted else "")
                      + (f" {r.error} |" if r.error else ""))
     n, k = int(df.tasks.sum()), int(df.identical.sum())
     lines += ["", f"{k} of {n} re-run episodes repeat the published actions exactly, in {len(df)} runs."]
@@ -279,6 +312,7 @@ def verification_markdown(df: "pd.DataFrame") -> str:
         lines[-1] += (f" In {tiny} runs a score differs by at most {df.largest_diff[df.largest_diff <= SCORE_TOLERANCE].max():.1e}: "
                       f"within re-grading's tolerance ({SCORE_TOLERANCE:g}), float32 sums (the review's MiniLM similarity) "
                       "added in another order; not a difference.")
+    if drafted: lines += ["", drafts_line(df)]
     differ = [(r, t) for r in df.itertuples() for t in r.differing]
     if differ:
         lines += ["", "Episodes that differ from the published ones:", "",
