@@ -78,9 +78,17 @@ def test_gold_actions_of_each_task_type_score_as_the_project(bg):
             for g in gold_trajectory(b, task, "single"):
                 assert not done, task.id
                 for a in bgm.gold_actions(g, bgm.dom_tree(obs)):
+                    url = obs["url"]
                     obs, reward, done, truncated, info = env.step(a)
                     acts.append(a)
-                    assert obs["last_action_error"] == "", (task.id, a, obs["last_action_error"])
+                    err = obs["last_action_error"]
+                    # BrowserGym gives every action 500 ms (its convention); an action that submits a form waits for the
+                    # shop's answer within them, which a loaded machine can exceed: the key was pressed, the page comes
+                    # (validate waits for the shop's pending requests), and the reward below checks the outcome
+                    assert err == "" or (err.startswith("TimeoutError") and a.startswith(("press(", "click("))), (task.id, a, err)
+                    for _ in range(60):                 # then the page it submitted to is waited for, as an agent would
+                        if err == "" or done or obs["url"] != url: break
+                        obs, reward, done, truncated, info = env.step("noop(1000)")
             got = info["task_info"]
             assert done and not truncated and got["end"] == "terminal" and obs["url"].endswith("/end"), (task.id, acts)
             assert (got["function_acc"], got["result_acc"], reward) == (want.function_acc, want.result_acc, want.result_acc), task.id

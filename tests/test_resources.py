@@ -83,6 +83,8 @@ def test_importing_changes_no_environment_or_logging_level():
     # torch's own: importing torch._dynamo (transformers' generation does) sets TORCHINDUCTOR_CACHE_DIR when it is unset,
     # whoever imports it; given here, so that only what this package does is seen
     env.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Path(tempfile.gettempdir())/"torchinductor_test"))
+    # gymnasium's own (BrowserGym's tasks register with it): its __init__ sets PYGAME_HIDE_SUPPORT_PROMPT, whoever imports it
+    env.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "hide")
     r = subprocess.run([sys.executable, "-c", IMPORT_ALL], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])

@@ -29,11 +29,15 @@ def _both(name, ids, tmp: Path, monkeypatch):
     from personalwab.core.config import results_dir
     from personalwab.evidence.drafts import packed_episodes
     from personalwab.evidence.verify import verify_run
+    from personalwab.env.resources import release
     monkeypatch.setenv("PERSONALWAB_LLM_CACHE", "0")
+    release("llm")      # an LLM another test built in this process holds the response cache: built again without it
     packed, cfg, out = packed_episodes(results_dir()/"runs"/name, ids, tmp/"pub"), _config(name), {}
-    for drafts in (False, True):
-        _clear_prefix_caches()
-        out[drafts] = verify_run(packed, name, cfg, scratch=tmp/f"run-{drafts}", threads=1, drafts=drafts)
+    try:
+        for drafts in (False, True):
+            _clear_prefix_caches()
+            out[drafts] = verify_run(packed, name, cfg, scratch=tmp/f"run-{drafts}", threads=1, drafts=drafts)
+    finally: release("llm")                       # later tests get their LLMs as they would have
     return out[False], out[True]
 
 def _same_verdicts(plain, drafted):
