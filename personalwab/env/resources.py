@@ -81,11 +81,11 @@ class Resources:
         (`sasrec.shipped_sasrec`), read and checked once per process; else trained once and cached on disk, shared per
         checkpoint file as it is on disk (its path and time of writing): another cache folder, a model retrained there is
         another object."""
-        from personalwab.env.sasrec import SASRecConfig, data_key, get_recommender, weights_dir
+        from personalwab.env.sasrec import SASRecConfig, data_key, get_recommender, shipped_folder
         from personalwab.core.config import cache_dir
         cfg = cfg or SASRecConfig()
         dk = data_key(self.b, cfg)
-        if (weights_dir()/"sasrec"/dk/"sasrec.json").exists():       # shipped: the same on every machine
+        if shipped_folder(self.b, cfg):                               # shipped: the same on every machine
             return shared(("recommender", dk, "shipped"), lambda: get_recommender(self.b, cfg))
         ck = cache_dir("sasrec", dk)/"checkpoint.pt"
         made = None if ck.exists() else get_recommender(self.b, cfg)          # trained now: keyed by the file it wrote

@@ -19,7 +19,7 @@ from ..data.schema import Benchmark
 # %% auto #0
 __all__ = ['SASRecConfig', 'item_ids', 'training_sequences', 'PointWiseFeedForward', 'SASRec', 'data_key', 'train_sasrec',
            'weights_digest', 'Recommender', 'evaluate_sasrec', 'popularity_scorer', 'weights_dir', 'read_sasrec_folder',
-           'shipped_sasrec', 'get_recommender', 'compare_with_shipped']
+           'shipped_folder', 'shipped_sasrec', 'get_recommender', 'compare_with_shipped']
 
 # %% ../../nbs/env/21_sasrec.ipynb #a0a3d364
 @dataclass
@@ -192,11 +192,15 @@ def _train(b, epochs, seed, cfg, out_dir, save_every, progress, log) -> Path:
     return ckpt
 
 # %% ../../nbs/env/21_sasrec.ipynb #7fdf1e93
+def _file_digest(data: bytes) -> str:
+    "SHA-256 of a weights file's bytes as shipped: the name `model.safetensors`, then the bytes."
+    return hashlib.sha256(b"model.safetensors\0" + data).hexdigest()
+
 def weights_digest(state: dict) -> str:
     """SHA-256 of SASRec weights as the package ships them: the name `model.safetensors` and the file's bytes (the digest a
     shipped `sasrec.json` records)."""
     from safetensors.torch import save
-    return hashlib.sha256(b"model.safetensors\0" + save({k: v.contiguous() for k, v in state.items()})).hexdigest()
+    return _file_digest(save({k: v.contiguous() for k, v in state.items()}))
 
 # %% ../../nbs/env/21_sasrec.ipynb #7575c14c
 class Recommender:
@@ -305,18 +309,22 @@ def read_sasrec_folder(src: Path | str) -> dict | None:
     for k in ("sha256", "items", "config"):
         if k not in meta: raise ValueError(f"{meta_p}: field {k}: missing")
     if not w.exists(): raise ValueError(f"{meta_p}: field sha256: model.safetensors is missing beside it")
-    with open(w, "rb") as f: got = hashlib.sha256(b"model.safetensors\0" + f.read()).hexdigest()
+    got = _file_digest(w.read_bytes())
     if got != meta["sha256"]:
         raise ValueError(f"{meta_p}: field sha256: model.safetensors is not the recorded file (its digest is {got[:12]})")
     return meta
 
 # %% ../../nbs/env/21_sasrec.ipynb #ceaf5993
+def shipped_folder(b: Benchmark, cfg: SASRecConfig | None = None) -> Path | None:
+    "The folder of the SASRec model the package ships for benchmark `b` (configuration `cfg`), unread; None when none is."
+    src = weights_dir()/"sasrec"/data_key(b, cfg or SASRecConfig())
+    return src if (src/"sasrec.json").exists() else None
+
 def shipped_sasrec(b: Benchmark, cfg: SASRecConfig | None = None) -> tuple[Path, dict] | None:
     """The SASRec model the package ships for benchmark `b` (configuration `cfg`, default the original's): its folder and
     `sasrec.json` (`read_sasrec_folder`: the weights checked); None when none is shipped for `b`."""
-    src = weights_dir()/"sasrec"/data_key(b, cfg or SASRecConfig())
-    meta = read_sasrec_folder(src)
-    return (src, meta) if meta else None
+    src = shipped_folder(b, cfg)
+    return (src, read_sasrec_folder(src)) if src else None
 
 # %% ../../nbs/env/21_sasrec.ipynb #76822c42
 @patch(cls_method=True)
