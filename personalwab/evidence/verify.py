@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['SCORE_TOLERANCE', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck',
-           'compare_records', 'cached_calls', 'torch_threads_of', 'verify_run', 'sample_episode_seconds',
-           'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'machines_line', 'drafts_cell',
-           'drafts_line', 'verification_markdown', 'verification_estimate', 'rescore_published']
+__all__ = ['SCORE_TOLERANCE', 'CLOCK_ERRORS', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence',
+           'RunCheck', 'compare_records', 'rerun_errors', 'cached_calls', 'torch_threads_of', 'verify_run',
+           'sample_episode_seconds', 'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'error_note',
+           'machines_line', 'drafts_cell', 'drafts_line', 'verification_markdown', 'verification_estimate',
+           'rescore_published']
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
@@ -88,6 +89,8 @@ class RunCheck:
     draft_tokens: int | None = None          # the tokens of those drafts
     draft_accepted: int | None = None        # of them, accepted: the answer's first tokens, checked in one pass
     undrafted: str | None = None             # the calls decoded without a draft, by reason
+    errored: list[str] = field(default_factory=list)   # re-runs that ended in an error: 'task id: error type'
+    retried: int = 0                         # episodes computed a second time because the clock cut a call
 
 # %% ../../nbs/evidence/38e_verify.ipynb #50d88339
 def _median(xs) -> float | None:
@@ -107,6 +110,13 @@ def compare_records(published: dict[str, dict], now: dict[str, dict]) -> tuple[i
         same += eq; largest = max(largest, d)
         if not eq or d > SCORE_TOLERANCE: differ.append(t)
     return same, largest, differ
+
+# %% ../../nbs/evidence/38e_verify.ipynb #12e9cf4b
+CLOCK_ERRORS = ("EpisodeTimedOut",)   # errors that say the machine was busy, not what the code computes
+
+def rerun_errors(now: dict[str, dict]) -> dict[str, str]:
+    "The re-run records of `now` that ended in an error, by task id: the error's type (its record's `error` field)."
+    return {t: str(r.get("error") or "error").split(":", 1)[0] for t, r in now.items() if r.get("status") != "ok"}
 
 # %% ../../nbs/evidence/38e_verify.ipynb #538cfbcb
 def cached_calls(records: Iterable[dict]) -> int:
@@ -151,15 +161,20 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1} | ({"workers": 1} if threads else {}))
     chk.threads_now = threads or torch_threads_of(sample.workers)
     tally = DraftTally() if drafts else None            # one worker: the runner leaves the threads as set here
-    with torch_threads(threads), drafting({t: pub[t] for t in ids}, tally) if drafts else contextlib.nullcontext():
+    def rerun():
         if cfg.env_params.get("interface") == "web":         # a web run: its pages, its driver, paths from the checkout
             from personalwab.core.config import repo_root
             from personalwab.web.run import run_web
             with contextlib.chdir(repo_root()):
-                r = run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"),
-                            progress=progress)
-        else: r = run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
-    now = {x["task_id"]: x for x in r.results.to_dict("records") if x["task_id"] in pub}
+                return run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"),
+                               progress=progress)
+        return run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
+    with torch_threads(threads), drafting({t: pub[t] for t in ids}, tally) if drafts else contextlib.nullcontext():
+        now = {x["task_id"]: x for x in rerun().results.to_dict("records") if x["task_id"] in pub}
+        if cut := [t for t, e in rerun_errors(now).items() if e in CLOCK_ERRORS]:   # the clock, not the model: resume
+            chk.retried = len(cut)                                                 # once, which computes those again
+            now = {x["task_id"]: x for x in rerun().results.to_dict("records") if x["task_id"] in pub}
+    chk.errored = [f"{t}: {e}" for t, e in rerun_errors(now).items()]
     chk.tasks = len(now)
     chk.identical, chk.largest_diff, chk.differing = compare_records(pub, now)
     chk.seconds_published = _median(pub[t].get("wall_s") for t in now)
@@ -244,7 +259,7 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
     df = pd.DataFrame([asdict(checks[k]) for k in jobs], columns=list(RunCheck.__dataclass_fields__))
     if out is not None:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
-        df.assign(differing=df.differing.map(" ".join)).to_csv(out/"verification.csv", index=False)
+        df.assign(differing=df.differing.map(" ".join), errored=df.errored.map("; ".join)).to_csv(out/"verification.csv", index=False)
         (out/"verification.md").write_text(verification_markdown(df))
     return df
 
@@ -260,6 +275,13 @@ def divergence_note(computed_on, checked_on, threads_published, threads_now) -> 
         return f"another {' and '.join(other)}: sums in another order can flip a near-tie in decoding (legitimate)"
     if not all(map(_known, (computed_on, checked_on))): return "the computing processor is not recorded: cannot tell"
     return "same processor and threads: not explained by the machine (a reproducibility failure)"
+
+def error_note(error: str) -> str:
+    "What a re-run that ended in `error` (an error type, `rerun_errors`) means: nothing about the code when the clock cut it."
+    if error in CLOCK_ERRORS:
+        return ("cut by the clock twice (a model call reached the backend's max_time_s): the machine was too busy, not a "
+                "result; run the check again on idle cores")
+    return f"the re-run ended in an error ({error}): see its record in the scratch folder"
 
 # %% ../../nbs/evidence/38e_verify.ipynb #4a3e8d9d
 def machines_line(df: "pd.DataFrame") -> str:
@@ -292,9 +314,14 @@ def drafts_line(df: "pd.DataFrame") -> str:
                    ", ".join(f"{n} {r}" for r, n in why.most_common()) if why else "") + "."
 
 # %% ../../nbs/evidence/38e_verify.ipynb #199465d2
+def _listed(r, col: str) -> list[str]:
+    "A list column of a verification row (absent in a table written before it existed: none)."
+    v = getattr(r, col, None)
+    return list(v) if isinstance(v, (list, tuple)) else []
+
 def verification_markdown(df: "pd.DataFrame") -> str:
     """The verification table as Markdown: the machines, a row per run, a line that sums it up, and every episode that
-    differs with what its difference means (`divergence_note`)."""
+    differs with what its difference means (`divergence_note`, or `error_note` for an episode that ended in an error)."""
     drafted = "draft_tokens" in df and df.draft_tokens.map(_known).any()   # re-run with drafts: their column
     lines = [machines_line(df), "",
              "| run | table | re-run | identical actions | largest score difference | s/task published | s/task now |"
@@ -308,6 +335,8 @@ def verification_markdown(df: "pd.DataFrame") -> str:
                      + (f" {r.error} |" if r.error else ""))
     n, k = int(df.tasks.sum()), int(df.identical.sum())
     lines += ["", f"{k} of {n} re-run episodes repeat the published actions exactly, in {len(df)} runs."]
+    errs = {(r.run, e.split(": ", 1)[0]): e.split(": ", 1)[1] for r in df.itertuples() for e in (_listed(r, "errored"))}
+    if errs: lines[-1] += f" {len(errs)} ended in an error and could not be compared (below)."
     if (tiny := int(((df.largest_diff > 0) & (df.largest_diff <= SCORE_TOLERANCE)).sum())):
         lines[-1] += (f" In {tiny} runs a score differs by at most {df.largest_diff[df.largest_diff <= SCORE_TOLERANCE].max():.1e}: "
                       f"within re-grading's tolerance ({SCORE_TOLERANCE:g}), float32 sums (the review's MiniLM similarity) "
@@ -321,8 +350,8 @@ def verification_markdown(df: "pd.DataFrame") -> str:
         th = lambda x: str(int(x)) if _known(x) else "?"
         lines += [f"| {r.run} | {t} | {r.computed_on} | {r.checked_on} | {th(r.threads_published)}/{th(r.threads_now)} "
                   f"| "
-                  f"{divergence_note(r.computed_on, r.checked_on, r.threads_published, r.threads_now)} |" for r,
-                  t in differ]
+                  f"{error_note(errs[r.run, t]) if (r.run, t) in errs else divergence_note(r.computed_on, r.checked_on, r.threads_published, r.threads_now)} |"
+                  for r, t in differ]
     return "\n".join(lines) + "\n"
 
 # %% ../../nbs/evidence/38e_verify.ipynb #c2c96217
