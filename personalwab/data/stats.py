@@ -118,14 +118,18 @@ def profile_distributions(b: Benchmark | Mapping[str, Profile],
 # %% ../../nbs/data/06_stats.ipynb #7a0ced01
 def plot_profile_distributions(b: Benchmark | Mapping[str, Profile], fields: tuple[str, ...] = FIGURE3_FIELDS,
                                top: int = 8):
-    "Figure 3: one bar chart per profile field (the `top` most frequent values). Returns the figure."
+    """Figure 3: one bar chart per profile field (the `top` most frequent values, seaborn's `barplot` of the counts, in
+    the package's theme). Returns the figure."""
     import matplotlib.pyplot as plt
+    import seaborn as sns
+    from personalwab.core.theme import COLORS, set_theme
+    set_theme()
     d = profile_distributions(b, fields)
     fig, axes = plt.subplots(2, (len(fields) + 1)//2, figsize=(4*((len(fields) + 1)//2), 6), squeeze=False)
     for ax, f in zip(axes.flat, fields):
-        s = d[d.field == f].head(top)
-        ax.barh(s.value[::-1], s["count"][::-1], color="#4C72B0"); ax.set_title(f,
-                fontsize=10); ax.tick_params(labelsize=8)
+        sns.barplot(d[d.field == f].head(top), x="count", y="value", color=COLORS["this run"], errorbar=None,
+                    orient="h", ax=ax)
+        ax.set_title(f); ax.set_xlabel("users"); ax.set_ylabel("")
     for ax in list(axes.flat)[len(fields):]: ax.axis("off")
     fig.tight_layout()
     return fig
@@ -154,16 +158,18 @@ def instruction_stats(b: Benchmark, tokenizer: str | Callable = "minilm") -> pd.
 
 # %% ../../nbs/data/06_stats.ipynb #959265ef
 def plot_instruction_stats(b: Benchmark, tokenizer: str | Callable = "minilm"):
-    "Figure 4: instruction counts per type and split (left), token-length histograms per type (right)."
+    """Figure 4: instruction counts per type and split (left, seaborn's `countplot`), token-length histograms per type
+    (right, `histplot`), in the package's theme."""
     import matplotlib.pyplot as plt
+    import seaborn as sns
+    from personalwab.core.theme import set_theme
+    set_theme()
     df = instruction_lengths(b, tokenizer)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.5))
-    df.groupby(["type", "split"]).size().unstack(fill_value=0).reindex(TASK_TYPES).plot.bar(ax=a1, rot=0)
+    sns.countplot(df, x="type", hue="split", order=TASK_TYPES, ax=a1)
     a1.set_title("instructions per type"); a1.set_xlabel("")
-    for t in TASK_TYPES:
-        s = df[df.type == t].tokens
-        if len(s): a2.hist(s, bins=20, alpha=.5, label=t)
-    a2.set_title(f"instruction length ({tokenizer if isinstance(tokenizer, str) else 'custom'} tokens)"); a2.legend()
+    sns.histplot(df, x="tokens", hue="type", hue_order=TASK_TYPES, bins=20, element="step", alpha=.35, ax=a2)
+    a2.set_title(f"instruction length ({tokenizer if isinstance(tokenizer, str) else 'custom'} tokens)")
     fig.tight_layout()
     return fig
 
