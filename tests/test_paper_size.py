@@ -13,8 +13,7 @@ from personalwab.data.official import write_official
 @pytest.fixture(scope="module")
 def cache():
     with tempfile.TemporaryDirectory() as t, modified_env(PERSONALWAB_CACHE=t):
-        papersize.cached_paper_size(progress=False)
-        yield Path(t)
+        yield papersize.cached_paper_size(progress=False)     # built once, loaded and audited once
 
 
 def _digest(d: Path) -> dict:
@@ -22,7 +21,7 @@ def _digest(d: Path) -> dict:
 
 
 def test_exact_counts(cache):
-    b = papersize.cached_paper_size(progress=False)
+    b = cache
     assert (len(b.users), len(b.products)) == (1000, 8236)
     assert {s: len(v) for s, v in b.tasks.items()} == {"train": 6896, "test": 2174}
     assert len({t.user_id for t in b.tasks["train"]}) == 939 and len({t.user_id for t in b.tasks["test"]}) == 1000
@@ -56,6 +55,6 @@ def test_estimate_prints_the_plan(cache, capsys):
 
 
 def test_stratified_sample(cache):
-    b = papersize.cached_paper_size(progress=False)
+    b = cache
     s = papersize.stratified_sample(b, 90, seed=3)
     assert s == papersize.stratified_sample(b, 90, seed=3) and len(s) == 90 and len({t.id for t in s}) == 90
