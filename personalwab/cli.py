@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['submit_app', 'app', 'METHOD_HELP', 'runs_view_cli', 'rescore_cli', 'consistency_cli', 'view_cli', 'prepare_cli',
            'validate_cli', 'run_interface', 'run_cli', 'score_cli', 'build_index_cli', 'train_sasrec_cli',
-           'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'unwrapped', 'unwrap_help']
+           'estimate_cli', 'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'unwrapped', 'unwrap_help']
 
 # %% ../nbs/90_cli.ipynb #526f9607
 import contextlib, inspect, json, os, sys, warnings
@@ -172,7 +172,7 @@ def run_cli(
     max_steps: Annotated[Optional[int], _Opt(help="agent LLM calls per task")] = None,
     param: Annotated[Optional[list[str]], _Opt("--param", "-p",
                                                help="agent parameter key=value (repeatable; JSON values)")] = None,
-    data: Annotated[Optional[str], _Opt(help="benchmark: default | tiny | <official-format dir>")] = None,
+    data: Annotated[Optional[str], _Opt(help="benchmark: default | tiny | paper-size | <official-format dir>")] = None,
     config: Annotated[Optional[Path], _Opt(help="YAML/JSON file of RunConfig fields, or a run's config.json (resumes "
                                                 "it); options override it")] = None,
     out_dir: Annotated[Optional[Path], _Opt(help="parent of run directories (default: config.runs_dir())")] = None,
@@ -259,7 +259,7 @@ def score_cli(path: Annotated[Path, typer.Argument(help="run directory or result
         return s
 
 # %% ../nbs/90_cli.ipynb #e64f3583
-def build_index_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | <official-format dir>")] = "default",
+def build_index_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | paper-size | <official-format dir>")] = "default",
                     engine: Annotated[str, _Opt(help="pyserini | bm25s")] = "pyserini",
                     query: Annotated[Optional[str],
                                      _Opt(help="also run this query and print the top 10")] = None) -> None:
@@ -273,7 +273,7 @@ def build_index_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | 
         for i, asin in enumerate(s.search(query, k=10)): print(f"{i+1:2d}. {asin}  {b.products[asin].title}")
 
 # %% ../nbs/90_cli.ipynb #c2e73d09
-def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | <official-format dir>")] = "default",
+def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny | paper-size | <official-format dir>")] = "default",
                      epochs: Annotated[Optional[int], _Opt(help="training epochs (default: the module's, as the "
                                                                 "original: 1000)")] = None,
                      seed: Annotated[Optional[int], _Opt(help="random seed (default: the module's, the one the "
@@ -293,6 +293,38 @@ def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny |
     elif sasrec.shipped_sasrec(b) is not None:
         print("another configuration than the shipped model's (epochs/seed): runs and grading use the shipped model")
     for name, v in sasrec.evaluate_sasrec(b, ckpt).items(): print(f"{name}: {v}")
+
+# %% ../nbs/90_cli.ipynb #7fa3ed2f
+def estimate_cli(data: Annotated[str, _Opt(help="benchmark: paper-size | default | tiny | <official-format dir>")] = "paper-size",
+                 gpu_tokens_per_s: Annotated[Optional[float], _Opt(help="a GPU's throughput for the plan's model, in "
+                                                                        "tokens (prompt + completion) per second: adds "
+                                                                        "GPU-hours")] = None,
+                 keep_limits: Annotated[bool, _Opt(help="keep the plan's task limits (default: all test tasks)")] = False,
+                 plan: Annotated[Optional[Path], _Opt(help="the plan (default: configs/published.yaml)")] = None) -> pd.DataFrame:
+    """Estimate the published plan on a benchmark without calling a model: episodes, tokens and CPU-hours per run at the
+    per-episode costs measured in the published runs (results/runs), GPU-hours at --gpu-tokens-per-s."""
+    from personalwab.core.config import results_dir
+    from personalwab.evidence.plan import load_plan, plan_runs, trained_puma
+    from personalwab.evidence.runs import read_records_gz
+    with cli_errors("estimate"):
+        try: p = load_plan(plan)
+        except (ValueError, OSError) as e: raise UsageError(str(e)) from None
+        b = load_data(data, progress=False)
+        puma = trained_puma(p)
+        rows = {}
+        for key, (cfg, _) in plan_runs(p, puma).items():
+            packed = results_dir()/"runs"/cfg.name/"records.jsonl.gz"
+            measured = est_.episode_costs(read_records_gz(packed)) if packed.exists() else {"episodes": 0}
+            at = cfg.model_copy(update={"data": data, "task_ids": None} | ({} if keep_limits else {"limit": None}))
+            rows[key] = (cfg.track, len(select_tasks(b, at)) * cfg.trials, measured)
+        df = est_.scale_plan(rows, gpu_tokens_per_s)
+        est_.print_plan_estimate(df, f"the published plan ({len(df)} runs, {'its limits' if keep_limits else 'all test tasks'}) "
+                                     f"on {data} ({len(b.split('test')):,} test tasks), model {p.agent_llm}; per-episode "
+                                     f"costs measured in the published runs (no model called):", workers=p.workers)
+        if puma is None and "puma" in p.single_methods:
+            print("  not included: the runs of the trained PUMA model (Table 3's puma, Tables 5-6), whose pipeline is not "
+                  "trained here, nor PUMA's training")
+        return df
 
 # %% ../nbs/90_cli.ipynb #3f2e2346
 def puma_stage_cli(stage: Annotated[str, typer.Argument(help="prepare | sft | candidates | dpo | merge | all")],
@@ -331,7 +363,7 @@ def serve_cli(model: Annotated[str, _Opt(help="LLM spec: smollm2 | tiny | hf:<pa
 
 # %% ../nbs/90_cli.ipynb #a3033688
 def shop_cli(task: Annotated[str, _Opt(help="task id, e.g. test-00000")] = "test-00000",
-             data: Annotated[str, _Opt(help="benchmark: default | tiny | <official-format dir>")] = "default",
+             data: Annotated[str, _Opt(help="benchmark: default | tiny | paper-size | <official-format dir>")] = "default",
              track: Annotated[
         str, _Opt(help="single | multi (multi: the simulated user answers chat messages)")] = "single",
              engine: Annotated[str, _Opt(help="pyserini | bm25s")] = "pyserini",
@@ -366,6 +398,7 @@ app.command("view")(view_cli)
 app.command("check-data", epilog=checks_help())(check_data_cli)   # the help lists the audit's checks
 app.command("build-index")(build_index_cli)
 app.command("train-sasrec")(train_sasrec_cli)
+app.command("estimate")(estimate_cli)
 app.command("puma")(puma_stage_cli)
 app.command("serve")(serve_cli)
 app.command("shop")(shop_cli)

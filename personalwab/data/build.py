@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip, json, re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 from tqdm import tqdm
 from .schema import (Behaviour, Benchmark, DataError, Product, Profile, Review, Target, Task, User,
                                 PROFILE_FIELDS, TASK_TYPES, check_benchmark, parse)
@@ -248,8 +248,10 @@ def make_generator(generator: str | Generator = "template", **kw) -> Generator:
 # %% ../../nbs/data/04_build.ipynb #3db45b1c
 def build_benchmark(raw: RawData, generator: str | Generator = "template", seed: int = 0, n_users: int | None = None,
                     min_behaviours: int = 10, split: tuple[float, float, float] = (.8, .1, .1), catalog: str = "all",
-                    name: str = "built", progress: bool = True) -> Benchmark:
-    "Run the §3.2 construction pipeline on raw Amazon Reviews 2023-format data and return a validated `Benchmark`."
+                    name: str = "built", progress: bool = True,
+                    sizes: Mapping[str, tuple[int, int, int]] | None = None) -> Benchmark:
+    """Run the §3.2 construction pipeline on raw Amazon Reviews 2023-format data and return a validated `Benchmark`;
+    `sizes`: each user's (history, train, test) sizes instead of the `split` fractions (exact counts, `data.papersize`)."""
     gen = make_generator(generator)
     meta = {p["parent_asin"]: p for p in raw.products}
     seqs = user_sequences(raw, min_behaviours)
@@ -257,7 +259,8 @@ def build_benchmark(raw: RawData, generator: str | Generator = "template", seed:
     uids = sample_users(seqs, meta, n_users, seed)
     ctxs = []
     for u in uids:
-        h, tr, te = split_sizes(len(seqs[u]), split)
+        h, tr, te = sizes[u] if sizes is not None else split_sizes(len(seqs[u]), split)
+        if h + tr + te != len(seqs[u]): raise ValueError(f"sizes of {u}: {(h, tr, te)} do not add up to its {len(seqs[u])} behaviours")
         sp = ["history"] * h + ["train"] * tr + ["test"] * te
         ctxs.append(UserContext(u, [{"product": meta[r["parent_asin"]], "review": r, "split": s} for r,
                                     s in zip(seqs[u], sp)]))

@@ -10,9 +10,10 @@ from filelock import FileLock
 from ..core.config import data_dir
 from .schema import Benchmark, tiny_benchmark
 from . import catalog as _catalog, generate as _generate, templates as _templates, build as _build
+from . import papersize as _papersize
 
 # %% auto #0
-__all__ = ['DEFAULT', 'default_benchmark', 'cache_key', 'default_dir', 'cached_default', 'load_benchmark']
+__all__ = ['DEFAULT', 'NAMED', 'default_benchmark', 'cache_key', 'default_dir', 'cached_default', 'load_benchmark']
 
 # %% ../../nbs/data/05_load.ipynb #5853bea3
 DEFAULT = dict(seed=2024, n_users=150, n_products=3000)
@@ -67,20 +68,24 @@ def _is_official(d: Path) -> bool:
     return d.is_dir() and (d/"user_instructions.json").exists()
 
 # %% ../../nbs/data/05_load.ipynb #2213a0ec
+NAMED = ("default", "tiny", "paper-size")     # the benchmarks named rather than given as a folder
+
 def load_benchmark(source: str | Path | None = None, progress: bool = True) -> Benchmark:
-    """The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', or an
-    official-format directory; audited (`DataError` on an audit error). Memoised."""
+    """The benchmark for `source`: None/'default' (embedded default or `$PERSONALWAB_DATA`), 'tiny', 'paper-size'
+    (`data.papersize`), or an official-format directory; audited (`DataError` on an audit error). Memoised."""
     key = "default" if source in (None,
-            "default") else "tiny" if source == "tiny" else str(Path(source).expanduser().resolve())
+            "default") else str(source) if source in NAMED else str(Path(source).expanduser().resolve())
     if key in _MEMO: return _MEMO[key]
     if key == "tiny": b = tiny_benchmark()
+    elif key == "paper-size": b = _papersize.cached_paper_size(progress=progress)
     elif key == "default":
         env = os.environ.get("PERSONALWAB_DATA")
         b = _official().load_official(env,
                 progress=progress) if env and _is_official(Path(env)) else cached_default(progress=progress)
     else:
         if not Path(key).is_dir():
-            raise FileNotFoundError(f"benchmark source {source!r}: not 'default', 'tiny' or an existing directory")
+            raise FileNotFoundError(f"benchmark source {source!r}: not 'default', 'tiny', 'paper-size' or an existing "
+                                    "directory")
         b = _official().load_official(key, progress=progress)
     _MEMO[key] = b
     return b

@@ -225,15 +225,21 @@ def _default_folder() -> Path:
     if env and _is_official(Path(env).expanduser()): return Path(env).expanduser()
     cached_default(progress=False); return default_dir()
 
+def _named_folder(name: str) -> Path:
+    "The cached folder of a named generated benchmark: 'default' (`_default_folder`) or 'paper-size' (built if needed)."
+    if name == "default": return _default_folder()
+    from personalwab.data.papersize import cached_paper_size, paper_size_dir
+    cached_paper_size(progress=False); return paper_size_dir()
+
 # %% ../../nbs/data/06_stats.ipynb #69604dbe
 def check_data(directory: str | Path | None = None, tokenizer: str = "minilm", strict: bool = False) -> DataReport:
-    """Validate an official-format folder, `'default'` or `'tiny'` (raises `DataError` on a malformed file), audit it
+    """Validate an official-format folder, `'default'`, `'paper-size'` or `'tiny'` (raises `DataError` on a malformed file), audit it
     and describe it: checksums, findings, Table 2, instruction statistics."""
     if str(directory) == "tiny":
         with tempfile.TemporaryDirectory() as t:
             write_official(tiny_benchmark(), t)
             rep = check_data(t, tokenizer, strict); rep.directory = Path("tiny (the built-in fixture)"); return rep
-    d = _default_folder() if str(directory) == "default" else official_dir(directory)
+    d = _named_folder(str(directory)) if str(directory) in ("default", "paper-size") else official_dir(directory)
     b = load_official(d, audit=False)                    # the audit's errors are reported below, all of them
     paths = [d/PROFILES, d/INSTRUCTIONS, *find_files(d, HISTORY), *find_files(d, PRODUCTS)]
     files = pd.DataFrame([(p.name, p.stat().st_size, sha256_file(p)) for p in paths],
@@ -248,13 +254,13 @@ def _one_line(msg: str) -> str: return " ".join(str(msg).split("\n"))
 
 # %% ../../nbs/data/06_stats.ipynb #5ca8ce4a
 def check_data_cli(directory: Path, strict: bool = False) -> None:
-    """Validate, audit and describe a benchmark folder (or `default`, `tiny`): one line naming file, record and field
+    """Validate, audit and describe a benchmark folder (or `default`, `tiny`, `paper-size`): one line naming file, record and field
     for a malformed file; every audit finding, one line each. Exit 1 on bad data or audit errors (--strict: warnings
     too), 2 on a bad argument."""
     src = str(directory)
-    if src not in ("default", "tiny") and not Path(src).expanduser().is_dir():
+    if src not in ("default", "tiny", "paper-size") and not Path(src).expanduser().is_dir():
         what = "is not a folder" if Path(src).expanduser().exists() else "does not exist"
-        print(f"error: {src}: {what} (give 'default', 'tiny' or a folder of official-format files)", file=sys.stderr)
+        print(f"error: {src}: {what} (give 'default', 'tiny', 'paper-size' or a folder of official-format files)", file=sys.stderr)
         raise SystemExit(2)
     try: report = check_data(src, strict=strict)
     except DataError as e:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, sys
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 import pandas as pd
 from ..llm.base import cost_usd, price_for
 from .config import RunConfig, agent_kwargs, load_data, select_tasks
@@ -18,7 +18,8 @@ from ..data.schema import Track
 
 # %% auto #0
 __all__ = ['ASSUMED', 'ModelCallAttempted', 'NoCallLLM', 'calibration', 'first_prompts', 'estimate', 'estimate_table',
-           'estimate_vs_actual', 'record_estimate', 'print_estimate']
+           'estimate_vs_actual', 'record_estimate', 'print_estimate', 'episode_costs', 'scale_plan',
+           'print_plan_estimate']
 
 # %% ../../nbs/run/36_estimate.ipynb #0f43387f
 class ModelCallAttempted(RuntimeError):
@@ -213,3 +214,60 @@ def print_estimate(est: dict, file=None) -> None:
         print(f"  {role}: {r['source']}" + (f"; prompts: {r['prompts']}" if r.get("prompts") else ""), file=f)
     if est.get("usd") is not None: print(f"  dollars: ${est['usd']:.4f} (prices: personalwab.llm.base.PRICES)", file=f)
     for n in est.get("notes", []): print(f"  {n}", file=f)
+
+# %% ../../nbs/run/36_estimate.ipynb #2c115d67
+def episode_costs(records: Iterable[dict]) -> dict:
+    """Per finished episode of a run's `records`: model calls, prompt and completion tokens (all roles) and seconds (over
+    the episodes none of whose calls came from the response cache, when there are any; `fresh` says how many)."""
+    rs = [r for r in records if r.get("status") == "ok"]
+    if not rs: return {"episodes": 0}
+    us = [r.get("usage") or [] for r in rs]
+    fresh = [r for r, u in zip(rs, us) if u and not any(x.get("cached") for x in u)]
+    timed, n = fresh or rs, len(rs)
+    tok = lambda k: sum(x.get(k) or 0 for u in us for x in u) / n
+    return {"episodes": n, "calls": sum(map(len, us)) / n, "prompt_tokens": tok("prompt_tokens"),
+            "completion_tokens": tok("completion_tokens"),
+            "seconds": sum(float(r.get("wall_s") or 0) for r in timed) / len(timed), "fresh": len(fresh)}
+
+# %% ../../nbs/run/36_estimate.ipynb #86014170
+def _kind(key: str, track: str) -> str: return f"{'web' if key.startswith('web/') else 'functions'}/{track}"
+
+def scale_plan(runs: Mapping[str, tuple[str, int, dict]], tokens_per_s: float | None = None) -> pd.DataFrame:
+    """One row per planned run, `runs[key] = (track, episodes at the new size, episode_costs of the run as measured)`:
+    episodes, model calls, tokens and CPU-hours at the measured per-episode costs (a run measured on no episode takes
+    its kind's mean, rules runs aside), and GPU-hours at `tokens_per_s` when given."""
+    rows = []
+    for key, (track, n, m) in runs.items():
+        rows.append({"run": key, "kind": _kind(key, track), "episodes": n, "measured": m.get("episodes", 0),
+                     **{k: m.get(k, float("nan")) for k in ("calls", "prompt_tokens", "completion_tokens", "seconds")}})
+    df = pd.DataFrame(rows, columns=["run", "kind", "episodes", "measured", "calls", "prompt_tokens",
+                                     "completion_tokens", "seconds"])
+    llm = df.where(~df.run.str.contains("/rules") & (df.measured > 0))
+    per = ["calls", "prompt_tokens", "completion_tokens", "seconds"]
+    df["source"] = ["measured" if m else "kind mean" for m in df.measured]
+    df[per] = df[per].fillna(llm.groupby(df.kind)[per].transform("mean"))
+    out = pd.DataFrame({"run": df.run, "episodes": df.episodes, "calls": df.calls * df.episodes,
+                        "prompt_tokens": df.prompt_tokens * df.episodes,
+                        "completion_tokens": df.completion_tokens * df.episodes,
+                        "cpu_hours": df.seconds * df.episodes / 3600, "source": df.source}).set_index("run")
+    out["tokens"] = out.prompt_tokens + out.completion_tokens
+    if tokens_per_s: out["gpu_hours"] = out.tokens / tokens_per_s / 3600
+    return out
+
+# %% ../../nbs/run/36_estimate.ipynb #29c19454
+def print_plan_estimate(df: pd.DataFrame, title: str, workers: int = 2, file=None) -> None:
+    "Print `scale_plan`'s table with its totals, as `personalwab estimate` shows it."
+    from tabulate import tabulate
+    f = file or sys.stdout
+    cols = ["episodes", "calls", "tokens", "cpu_hours"] + (["gpu_hours"] if "gpu_hours" in df else []) + ["source"]
+    fmt = {"episodes": "{:,.0f}", "calls": "{:,.0f}", "tokens": "{:,.0f}", "cpu_hours": "{:,.1f}", "gpu_hours": "{:,.2f}"}
+    show = lambda d: [[i, *[fmt[c].format(r[c]) if c in fmt else r[c] for c in cols]] for i, r in d.iterrows()]
+    tot = df[[c for c in cols if c != "source"]].sum().to_frame("total").T.assign(source="")
+    print(title, file=f)
+    print(tabulate(show(df) + show(tot), headers=["run", *cols], disable_numparse=True,
+                   colalign=("left", *["right"] * (len(cols) - 1), "left")), file=f)
+    t = df.sum(numeric_only=True)
+    print(f"  {t.episodes:,.0f} episodes, {t.tokens:,.0f} tokens ({t.prompt_tokens:,.0f} prompt, "
+          f"{t.completion_tokens:,.0f} completion); {t.cpu_hours:,.1f} CPU-hours = {t.cpu_hours / workers:,.1f} hours "
+          f"on this machine at {workers} workers" + (f"; {t.gpu_hours:,.2f} GPU-hours" if "gpu_hours" in df else ""),
+          file=f)

@@ -172,8 +172,8 @@ def check_names(cfg: RunConfig) -> None:
     engine = cfg.env_params.get("engine", "pyserini")
     if engine not in ("pyserini", "bm25s"):
         raise UsageError(f"env_params.engine: unknown search engine {engine!r}; known: bm25s, pyserini")
-    if cfg.data not in ("default", "tiny") and not Path(cfg.data).is_dir():
-        raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny or an official-format folder)")
+    if cfg.data not in ("default", "tiny", "paper-size") and not Path(cfg.data).is_dir():
+        raise UsageError(f"data: no benchmark folder at {cfg.data} (use default, tiny, paper-size or an official-format folder)")
 
 # %% ../../nbs/run/30_runner.ipynb #e096d79f
 def worker_torch_threads(workers: int, cores: int | None = None) -> int | None:
