@@ -21,9 +21,9 @@ from .observation import DOM_BUDGET, number_nodes, parse_page, smollm2_tokens
 # %% auto #0
 __all__ = ['VOID_TAGS', 'RAW_TEXT_TAGS', 'TEXT_INPUTS', 'VALUE_DEFAULTS', 'BROWSERGYM_DRIVER', 'snapshot_html', 'snapshot_tree',
            'browsergym_actions', 'on_browsergym_thread', 'stop_browsergym', 'first_line', 'BrowserGymDriver',
-           'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory', 'run_browsergym', 'page_actions',
-           'EpisodeCheck', 'check_episode', 'first_difference', 'compare_published', 'browsergym_run_config',
-           'record_browsergym_episode', 'write_browsergym_run']
+           'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory', 'bounded', 'run_browsergym',
+           'page_actions', 'EpisodeCheck', 'check_episode', 'first_difference', 'compare_published',
+           'browsergym_run_config', 'record_browsergym_episode', 'write_browsergym_run']
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #7c00ce7e
 VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -274,14 +274,26 @@ def browsergym_env_factory(cfg: RunConfig, b, resources=None) -> BrowserGymShopE
     return BrowserGymShopEnv(default_env_factory(function_config(cfg), b, resources), **web)
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #f042e159
+def bounded(agent, max_time_s: float | None):
+    """`agent` with the wall-clock bound of each call of its local models (`llm`, `function_llm`) set to `max_time_s`:
+    a call cut by it is an error the runner computes again, so on a machine too loaded for the bound (a model call
+    of a fine-tuned page agent took over 300 s here while another session's reproduction held both cores) it is
+    lifted; it never changes an answer that finishes."""
+    for name in ("llm", "function_llm"):
+        m = getattr(agent, name, None)
+        if m is not None and hasattr(m, "max_time_s"): m.max_time_s = max_time_s
+    return agent
+
 def run_browsergym(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = False, benchmark=None,
-                   resources=None, threads: int | None = 1):
+                   resources=None, threads: int | None = 1, max_time_s: float | None = 300.0):
     """Run (or resume) web run `cfg` through BrowserGym (`browsergym_config`) with the project's runner, from the
-    checkout's root (the runs' paths are the checkout's); its `RunResult`."""
+    checkout's root (the runs' paths are the checkout's); its `RunResult`. `max_time_s`: the wall-clock bound of each
+    of the agent's local model calls (the backends' default, 300 s; None: none)."""
     from personalwab.core.config import repo_root, torch_threads
     from personalwab.run.runner import run
     from personalwab.web.run import check_web_method, web_agent_factory
     bcfg = browsergym_config(cfg); check_web_method(bcfg)
+    def agents(c, b): return bounded(web_agent_factory(c, b), max_time_s)
     envs, lock = [], threading.Lock()
     def factory(c, b):
         se = browsergym_env_factory(c, b, resources)
@@ -289,7 +301,7 @@ def run_browsergym(cfg: RunConfig, out_dir: str | Path | None = None, progress: 
         return se
     try:
         with contextlib.chdir(repo_root()), torch_threads(threads):
-            return run(bcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=factory,
+            return run(bcfg, out_dir, progress=progress, agent_factory=agents, env_factory=factory,
                        benchmark=benchmark, resources=resources)
     finally:
         for se in envs: se.close()
@@ -367,10 +379,11 @@ def first_difference(cfg: RunConfig, published: dict, benchmark=None, resources=
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #376d064d
 def compare_published(name: str, task_ids: list[str] | None = None, scratch: str | Path | None = None,
                       dest: str | Path | None = None, threads: int | None = 1, explain: bool = True, progress: bool = False,
-                      benchmark=None, resources=None) -> list[EpisodeCheck]:
+                      benchmark=None, resources=None, max_time_s: float | None = 300.0) -> list[EpisodeCheck]:
     """Play the published web run `name` (from `dest`, default `results/`) again through BrowserGym, on `task_ids`
     (default: its verification sample, `evidence.verify.verification_sample`), the response cache off, in `scratch`
-    (default: a temporary folder); one `EpisodeCheck` per task, with `first_difference` where it differs (`explain`)."""
+    (default: a temporary folder); one `EpisodeCheck` per task, with `first_difference` where it differs (`explain`).
+    `max_time_s`: as `run_browsergym`'s."""
     import os, tempfile
     from personalwab.core.config import results_dir
     from personalwab.evidence.runs import read_records_gz
@@ -395,7 +408,7 @@ def compare_published(name: str, task_ids: list[str] | None = None, scratch: str
         for spec in {cfg.agent_llm, cfg.user_llm}:           # a model built before with its cache: without it now
             shared(("llm", spec), lambda spec=spec: get_llm(spec, cache=False))
         r = run_browsergym(sample, scratch.resolve(), progress=progress, benchmark=benchmark, resources=resources,
-                           threads=threads)
+                           threads=threads, max_time_s=max_time_s)
     finally:
         if old is None: os.environ.pop("PERSONALWAB_LLM_CACHE", None)
         else: os.environ["PERSONALWAB_LLM_CACHE"] = old
