@@ -22,11 +22,11 @@ RECORD = "personalwab_record.json"
 
 def env_args_class():
     "An EnvArgs whose environment is made with PersonalWAB's tasks registered, and records its episode when it closes."
-    from browsergym.experiments import EnvArgs
+    from agentlab.experiments.loop import EnvArgs
 
     @dataclass
     class PersonalWABEnvArgs(EnvArgs):
-        def make_env(self, action_mapping, exp_dir, exp_task_kwargs: dict = {}, use_raw_page_output=False):
+        def make_env(self, action_mapping, exp_dir, exp_task_kwargs: dict = {}, use_raw_page_output=True):
             import personalwab.web.browsergym                      # registers every task, in this (worker) process
             from personalwab.web.browsergym_agents import record_browsergym_episode
             env = super().make_env(action_mapping, exp_dir, exp_task_kwargs, use_raw_page_output)
@@ -39,6 +39,10 @@ def env_args_class():
                 finally: close()
             env.close = close_and_record
             return env
+    # a global of this module, so that AgentLab's pickle of the experiment (exp_args.pkl) names it; Ray's cloudpickle
+    # sends a class of the script (__main__) to its workers by value
+    PersonalWABEnvArgs.__qualname__, PersonalWABEnvArgs.__module__ = "PersonalWABEnvArgs", __name__
+    globals()["PersonalWABEnvArgs"] = PersonalWABEnvArgs
     return PersonalWABEnvArgs
 
 def main(argv=None):
@@ -50,10 +54,11 @@ def main(argv=None):
     p.add_argument("--backend", default="ray", help="AgentLab's parallel backend: ray, joblib or sequential")
     p.add_argument("--max-new-tokens", type=int, default=128)
     a = p.parse_args(argv)
-    import bgym
+    import logging
     from agentlab.agents.generic_agent import GenericAgentArgs
     from agentlab.agents.generic_agent.agent_configs import FLAGS_GPT_3_5
-    from agentlab.experiments.study import Study
+    from agentlab.experiments.launch_exp import run_experiments
+    from agentlab.experiments.loop import ExpArgs
     from agentlab.llm.chat_api import SelfHostedModelArgs
     from browsergym.experiments.benchmark import Benchmark, HighLevelActionSetArgs
     from personalwab.llm.hf import smollm2_path
@@ -61,20 +66,22 @@ def main(argv=None):
     from personalwab.web.browsergym_agents import browsergym_run_config, write_browsergym_run
     out, ids = Path(a.out).resolve(), a.tasks.split(",")
     Env = env_args_class()
+    envs = [Env(task_name=task_name(a.track, t), task_seed=0, max_steps=a.max_steps, headless=True) for t in ids]
     bench = Benchmark(name="personalwab", high_level_action_set_args=HighLevelActionSetArgs(subsets=["chat", "bid", "nav"],
                       multiaction=False, strict=False, retry_with_force=False, demo_mode="off"),
-                      is_multi_tab=False, supports_parallel_seeds=False, backends=[],
-                      env_args_list=[Env(task_name=task_name(a.track, t), task_seed=0, max_steps=a.max_steps, headless=True)
-                                     for t in ids])
+                      is_multi_tab=False, supports_parallel_seeds=False, backends=[], env_args_list=envs)
     flags = FLAGS_GPT_3_5.copy()
     flags.obs.use_html, flags.obs.use_ax_tree, flags.obs.use_screenshot = False, True, False
     flags.max_prompt_tokens = 6000                              # SmolLM2's 8,192-token context, less the answer
     model = SelfHostedModelArgs(model_name=str(smollm2_path()), backend="vllm", max_total_tokens=8192,
                                 max_input_tokens=6000, max_new_tokens=a.max_new_tokens, temperature=0.01)
     agent = GenericAgentArgs(chat_model_args=model, flags=flags)
-    study = Study([agent], bench, dir=out/"agentlab", logging_level_stdout=20)
+    agent.set_benchmark(bench, demo_mode=False)
+    # AgentLab's Study cannot be imported offline: agentlab.experiments.study imports multi_server, which imports
+    # browsergym.webarena, whose __init__ downloads NLTK's punkt_tab; its runner (run_experiments) is what Study calls
     t0 = time.perf_counter()
-    study.run(n_jobs=1, parallel_backend=a.backend, n_relaunch=1)
+    run_experiments(1, [ExpArgs(agent_args=agent, env_args=e, logging_level_stdout=logging.INFO) for e in envs],
+                    out/"agentlab", parallel_backend=a.backend)
     recs = [json.loads(f.read_text()) for f in sorted((out/"agentlab").rglob(RECORD))]
     cfg = browsergym_run_config(ids, "agentlab_generic", "smollm2", a.track, user_llm="smollm2")
     run = write_browsergym_run(cfg, recs, out/"runs", agent={"method": "agentlab_generic", "agent": "GenericAgent",
