@@ -2,7 +2,7 @@
 the registered tasks, the project's scoring.
 
 - The project's page agents act through BrowserGym: the numbered pages built from BrowserGym's DOM observation are the
-  pages the in-process driver shows, step by step, and published episodes (the rules planner's on every task type, the
+  pages the in-process driver shows, step by step, and published episodes (the rules planner's on every task type, a
   prompted SmolLM2 agent's) are played again through BrowserGym with the same page actions, calls and scores.
 - An agent written the way BrowserGym agents are written (the accessibility tree by bid, `HighLevelActionSet` action
   strings, `send_msg_to_user` to talk to the user) plays a single-turn and a multi-turn task; its episodes, recorded as
@@ -79,11 +79,12 @@ def test_published_planner_episodes_repeat_through_browsergym(parts, tmp_path):
     assert json.loads((run/"config.json").read_text())["config"]["env_params"]["driver"] == "browsergym"
 
 def test_a_published_model_episode_repeats_through_browsergym(parts, tmp_path):
-    """A published episode of the prompted SmolLM2 page agent (no memory; a search task, every model call made again)
-    through BrowserGym: the same page actions, calls and scores as published."""
+    """A published episode of the prompted SmolLM2 page agent with PUMA's task-specific memory (a search task: the
+    function identification, the page steps and the step score, every model call made again) through BrowserGym: the
+    same page actions, calls, scores and step scores as published."""
     from personalwab.web.browsergym_agents import compare_published
     b, res = parts
-    (c,) = compare_published("no_memory-single-7b291ff9", ["test-00016"], scratch=tmp_path, benchmark=b, resources=res)
+    (c,) = compare_published("puma_gpt-single-a86899b6", ["test-00016"], scratch=tmp_path, benchmark=b, resources=res)
     assert c.identical, c
     rec = json.loads(next(tmp_path.glob("*/results.jsonl")).read_text().splitlines()[0])
     assert rec["usage"] and not any(u.get("cached") for u in rec["usage"])           # computed, not read from a cache
