@@ -19,11 +19,11 @@ from .env import ShopEnv
 from .observation import DOM_BUDGET, number_nodes, parse_page, smollm2_tokens
 
 # %% auto #0
-__all__ = ['VOID_TAGS', 'RAW_TEXT_TAGS', 'TEXT_INPUTS', 'VALUE_DEFAULTS', 'BROWSERGYM_DRIVER', 'snapshot_html', 'snapshot_tree',
-           'browsergym_actions', 'on_browsergym_thread', 'stop_browsergym', 'first_line', 'BrowserGymDriver',
-           'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory', 'bounded', 'run_browsergym',
-           'page_actions', 'EpisodeCheck', 'check_episode', 'first_difference', 'compare_published',
-           'browsergym_run_config', 'record_browsergym_episode', 'write_browsergym_run']
+__all__ = ['VOID_TAGS', 'RAW_TEXT_TAGS', 'TEXT_INPUTS', 'VALUE_DEFAULTS', 'BROWSERGYM_DRIVER', 'SCORE_TOLERANCE', 'snapshot_html',
+           'snapshot_tree', 'browsergym_actions', 'on_browsergym_thread', 'stop_browsergym', 'first_line',
+           'BrowserGymDriver', 'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory', 'bounded',
+           'run_browsergym', 'call_sequence', 'page_actions', 'EpisodeCheck', 'check_episode', 'first_difference',
+           'compare_published', 'browsergym_run_config', 'record_browsergym_episode', 'write_browsergym_run']
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #7c00ce7e
 VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -308,6 +308,14 @@ def run_browsergym(cfg: RunConfig, out_dir: str | Path | None = None, progress: 
         stop_browsergym()
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #54e14139
+SCORE_TOLERANCE = 1e-6   # re-grading's (run.rescore): float32 similarities summed in another order differ by ~1e-7
+
+def call_sequence(rec: dict) -> list[str]:
+    """The function calls of a record as canonical strings `name(arguments-json)`, in order (as the verification of
+    published runs compares them, `evidence.verify.action_sequence`, a layer above this one)."""
+    return [f"{a.get('name')}({json.dumps(a.get('arguments'), sort_keys=True, ensure_ascii=False)})"
+            for a in rec.get("actions") or []]
+
 def page_actions(rec: dict) -> list[str]:
     "The page actions of a web record (`click(12)`, ...), in order."
     return [s.get("action") for s in rec.get("page_steps") or []]
@@ -330,19 +338,17 @@ class EpisodeCheck:
 
     @property
     def identical(self) -> bool:
-        from personalwab.evidence.verify import SCORE_TOLERANCE
         return (self.status == "ok" and self.same_calls and self.same_page_actions and self.score_diff <= SCORE_TOLERANCE
                 and self.same_step_scores is not False)
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #59381122
 def check_episode(run: str, published: dict, now: dict) -> EpisodeCheck:
     "The comparison of the record `now` with the `published` one of the same task."
-    from personalwab.evidence.verify import action_sequence
     acc = lambda r: (float(r.get("function_acc") or 0), float(r.get("result_acc") or 0))
     p, n = acc(published), acc(now)
     ss = None if published.get("step_scores") is None else published.get("step_scores") == now.get("step_scores")
-    return EpisodeCheck(run, published["task_id"], published.get("type", ""), action_sequence(published) ==
-                        action_sequence(now), page_actions(published) == page_actions(now),
+    return EpisodeCheck(run, published["task_id"], published.get("type", ""), call_sequence(published) ==
+                        call_sequence(now), page_actions(published) == page_actions(now),
                         max(abs(a - b) for a, b in zip(p, n)), ss, p, n, now.get("wall_s"), now.get("status", "ok"))
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #7f19c042
@@ -377,17 +383,15 @@ def first_difference(cfg: RunConfig, published: dict, benchmark=None, resources=
         fast.close(); slow.close()
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #376d064d
-def compare_published(name: str, task_ids: list[str] | None = None, scratch: str | Path | None = None,
+def compare_published(name: str, task_ids: list[str], scratch: str | Path | None = None,
                       dest: str | Path | None = None, threads: int | None = 1, explain: bool = True, progress: bool = False,
                       benchmark=None, resources=None, max_time_s: float | None = 300.0) -> list[EpisodeCheck]:
     """Play the published web run `name` (from `dest`, default `results/`) again through BrowserGym, on `task_ids`
-    (default: its verification sample, `evidence.verify.verification_sample`), the response cache off, in `scratch`
+    (e.g. its verification sample, `evidence.verify.verification_sample`), the response cache off, in `scratch`
     (default: a temporary folder); one `EpisodeCheck` per task, with `first_difference` where it differs (`explain`).
     `max_time_s`: as `run_browsergym`'s."""
-    import os, tempfile
+    import gzip, os, tempfile
     from personalwab.core.config import results_dir
-    from personalwab.evidence.runs import read_records_gz
-    from personalwab.evidence.verify import verification_sample
     from personalwab.llm.base import get_llm
     from personalwab.env.resources import shared
     from personalwab.run.records import read_json
@@ -398,8 +402,9 @@ def compare_published(name: str, task_ids: list[str] | None = None, scratch: str
     if cfg.name != meta["name"]:
         raise ValueError(f"{packed/'run.json'}: field config: it names the run {cfg.name!r}, not {meta['name']!r}")
     if cfg.env_params.get("interface") != "web": raise ValueError(f"{name}: not a web run")
-    pub = {r["task_id"]: r for r in read_records_gz(packed/"records.jsonl.gz") if r.get("trial", 0) == 0}
-    ids = list(task_ids) if task_ids is not None else verification_sample(pub.values())
+    with gzip.open(packed/"records.jsonl.gz", "rt", encoding="utf-8") as f:
+        pub = {r["task_id"]: r for r in map(json.loads, filter(str.strip, f)) if r.get("trial", 0) == 0}
+    ids = list(task_ids)
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1, "workers": 1})
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-bgym-"))
     old = os.environ.get("PERSONALWAB_LLM_CACHE")
