@@ -78,11 +78,17 @@ def task_name(track: str, task_id: str) -> str:
 class PersonalWABTask(AbstractBrowserTask):
     """A PersonalWAB task in BrowserGym: its shop served for its user, the instruction as the goal, scored by the
     project's metrics (`validate`); in the multi-turn track the agent's `send_msg_to_user` reaches the simulated
-    user."""
+    user. `web_env`: the scoring environment to serve (a `WebEnv` of `track`; default: one built from the task's
+    configuration at each setup), so that whoever holds it (`web.browsergym_agents`) reads the episode's calls and
+    usage."""
     def __init__(self, seed: int | None = None, task_id: str = "test-00000", track: str = "single",
-                 data: str = "default", engine: str = "pyserini", user_llm: str = DEFAULT_LLM, run_seed: int = 2024):
+                 data: str = "default", engine: str = "pyserini", user_llm: str = DEFAULT_LLM, run_seed: int = 2024,
+                 web_env=None):
         super().__init__(seed)
         track_spec(track)
+        if web_env is not None and web_env.track != track:
+            raise ValueError(f"web_env is of the {web_env.track!r} track, the task of the {track!r} one")
+        self.web_env = web_env
         self.task_id, self.track, self.data, self.engine, self.user_llm, self.run_seed = (task_id, track, data, engine,
                                                                                           user_llm, run_seed)
         self.slow_mo, self.viewport = SLOW_MO_MS, dict(VIEWPORT)
@@ -123,10 +129,10 @@ def _counting(task: PersonalWABTask, app):
 def _setup(self: PersonalWABTask, page) -> tuple[str, dict]:
     from personalwab.run.runner import default_env_factory
     self.teardown()                             # a task set up twice serves one shop
-    b = load_data(self.data, progress=False)
+    b = self.web_env.b if self.web_env is not None else load_data(self.data, progress=False)
     t = find_task(b, self.task_id)
     cfg = human_config([t.id], self.data, self.track, self.engine, self.user_llm, self.run_seed)
-    env = default_env_factory(function_config(cfg), b, Resources(b))
+    env = self.web_env if self.web_env is not None else default_env_factory(function_config(cfg), b, Resources(b))
     self.shop = HumanShop(env, t, seed=task_seed(cfg.seed, t.id, 0))
     self.server = ShopServer(_counting(self, self.shop.app)).start()
     self._seen, self._rewarded = None, False
