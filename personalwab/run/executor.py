@@ -4,7 +4,7 @@
 
 # %% ../../nbs/run/30a_executor.ipynb #851a8738
 from __future__ import annotations
-import atexit, contextlib, dataclasses, logging, os, signal, socket, threading, types
+import atexit, contextlib, dataclasses, logging, os, signal, socket, threading, types, uuid
 from typing import Callable, Iterator
 
 # %% auto #0
@@ -56,12 +56,13 @@ class EpisodeSpec:
     env_factory: Callable
     threads: int = 1
     env: dict = dataclasses.field(default_factory=dict)
+    invocation: str = ""         # this call of `run`: a resume gets a fresh agent, as a local run's threads do
     @property
     def key(self) -> str:
-        "The run's key: its configuration's hash and the factories that build its parts."
+        "The run's key: its configuration's hash, the factories that build its parts, and the invocation."
         names = [getattr(f, "__qualname__", None) or type(f).__qualname__
                  for f in (self.agent_factory, self.env_factory)]
-        return f"{self.cfg.hash}|{'|'.join(names)}"
+        return f"{self.cfg.hash}|{'|'.join(names)}|{self.invocation}"
 
 # %% ../../nbs/run/30a_executor.ipynb #632e7f38
 SHIPPED_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "TOKENIZERS_PARALLELISM")
@@ -227,7 +228,7 @@ def episodes(self: RayExecutor, cfg: RunConfig, b, todo: list, play: Callable, a
     cancels what is left."""
     import ray
     self.start(cfg.workers)
-    spec = EpisodeSpec(cfg, play, agent_factory, env_factory, self.threads, driver_env())
+    spec = EpisodeSpec(cfg, play, agent_factory, env_factory, self.threads, driver_env(), uuid.uuid4().hex)
     remote = ray.remote(episode_task).options(num_cpus=self.threads, max_retries=self.retries, retry_exceptions=False)
     b_ref = ray.put(b)
     try: spec_ref = ray.put(spec)
