@@ -8,8 +8,9 @@ cfg = cfg["DEFAULT"]
 
 def reqs(key): return cfg.get(key, "").split()
 
-extras = {"train": reqs("train_requirements"), "dev": reqs("dev_requirements"), "web": reqs("web_requirements")}
-extras["all"] = extras["train"] + extras["dev"] + extras["web"]
+extras = {"train": reqs("train_requirements"), "dev": reqs("dev_requirements"), "web": reqs("web_requirements"),
+          "ray": reqs("ray_requirements")}
+extras["all"] = extras["train"] + extras["dev"] + extras["web"] + extras["ray"]
 licenses = {"apache2": ("Apache Software License 2.0", "OSI Approved :: Apache Software License")}
 lic = licenses[cfg["license"]]
 

@@ -22,6 +22,7 @@ from .core.config import UsageError
 from .env.track import track_spec
 from .run.records import results_path
 from .run.results import score, summary_path, view
+from .run.executor import executing, executor_of
 from .run.runner import (RunInterrupted, RunResult, Terminated, check_names, resume_command, run,
                                     stop_on_sigterm)
 from .run import estimate as est_
@@ -185,6 +186,11 @@ def run_cli(
     driver: Annotated[Optional[str], _Opt(help="web interface: inprocess (HTTP client + lxml) | chromium (a real "
                                                "browser, screenshots); default: --config's env_params.driver, else "
                                                "inprocess")] = None,
+    executor: Annotated[Optional[str], _Opt(help="where the episodes are played: local (this process's worker threads) "
+                                                 "| ray (one Ray task per episode, on this machine or a cluster; needs "
+                                                 "personalwab[ray]); the run and its records are the same")] = None,
+    address: Annotated[Optional[str], _Opt(help="--executor ray: the cluster to join (auto, or the head's host:port); "
+                                                "default: a Ray started for this command and stopped after it")] = None,
 ) -> RunResult:
     """Run (or resume) an agent over a track and split; prints the run's summary table.
 
@@ -193,6 +199,7 @@ def run_cli(
     Exit status: 0 every task done; 4 some tasks ended in an error (the last line is the command that retries them);
     2 usage; 1 data or disk; 130/143 interrupted (the message is the command that resumes)."""
     with cli_errors("run"), stop_on_sigterm():
+        ex = executor_of(executor, address, log=lambda line: print(line, file=sys.stderr))   # Ray missing: at once
         d = load_config_file(config) if config else {}
         given = dict(method=method or method_option, track=track, split=split, agent_llm=agent_llm, user_llm=user_llm,
                      temperature=temperature,
@@ -228,8 +235,13 @@ def run_cli(
         if interface == "functions":
             try: e = est_.estimate(cfg, root=out_dir, exclude=[run_dir(cfg, out_dir)], sample=10)
             except Exception as x: print(f"warning: no cost estimate ({type(x).__name__}: {x})", file=sys.stderr)
-        res = (run_web(cfg, out_dir, driver=cfg.env_params["driver"], progress=progress) if interface == "web"
-               else run(cfg, out_dir=out_dir, progress=progress))
+        again = ex.resume_options() if ex is not None else ()      # the same executor resumes the run
+        if ex is not None:                      # a driver killed on a cluster prints nothing: the way back comes first
+            print(f"{cfg.name}: if this command stops, resume with: {resume_command(run_dir(cfg, out_dir), *again)}",
+                  file=sys.stderr)
+        with executing(ex):
+            res = (run_web(cfg, out_dir, driver=cfg.env_params["driver"], progress=progress) if interface == "web"
+                   else run(cfg, out_dir=out_dir, progress=progress))
         view(res.dir)
         if e and e["roles"]:
             est_.record_estimate(res.dir, e); print(est_.estimate_vs_actual(res.dir,
@@ -239,7 +251,7 @@ def run_cli(
             sys.stdout.flush()                        # the retry line last, also where stdout and stderr go to one file
             print(f"{res.errors} task{'s' * (res.errors != 1)} ended in an error (the `error` of "
                   f"{'their' if res.errors != 1 else 'its'} "
-                  f"record in results.jsonl); retry with: {resume_command(res.dir)}", file=sys.stderr)
+                  f"record in results.jsonl); retry with: {resume_command(res.dir, *again)}", file=sys.stderr)
             raise typer.Exit(RUN_ERRORS)
         return res
 

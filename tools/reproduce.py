@@ -13,6 +13,8 @@ Profiles:
               compared with the published episodes: runs/reproduce/verification.md (identical action
               sequences k/n, largest score difference, seconds per task then and now); `--processes` runs
               at a time (default 2), each in its own process with its own workers and torch threads;
+              with `--executor ray` the sampled episodes are Ray tasks instead (a Ray started for it, or
+              the cluster at `--address`), the runs one after another;
            4. the paper notebooks are executed with the plan's parameters (configs/published.yaml) on
               the restored runs only (PERSONALWAB_COMPUTE=0: nothing is computed, a task not yet
               published is counted as missing), `--processes` at a time: tables and figures into
@@ -35,6 +37,7 @@ Each notebook has one cell tagged `parameters` with at least `out_dir` and `smok
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N] [--processes P]
+       [--executor local|ray [--address auto|HOST:PORT]]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -172,16 +175,22 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
-                  log=print, drafts: bool = False) -> tuple[int, int]:
+                  log=print, drafts: bool = False, executor: str = "local", address: str | None = None) -> tuple[int, int]:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
-    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts; returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
+    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts;
+    `executor` ray: the episodes are Ray tasks (`personalwab.run.executor`) of `threads` torch threads (default 1), on the cluster
+    at `address` or on a Ray started here; returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
     import shutil
     from personalwab.evidence.plan import load_plan
     from personalwab.evidence.verify import verify_published, verification_markdown
+    from personalwab.run.executor import executing, executor_of
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
-    df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads,
-                          processes=processes, drafts=drafts, log=lambda *a: None)
+    ex = executor_of(executor, address, threads=threads or 1, log=log)
+    with executing(ex):      # on Ray, each episode has the executor's threads: no run's own threads to set here
+        df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out,
+                              threads=None if ex is not None else threads, processes=processes, drafts=drafts,
+                              log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
     return verification_counts(df)
@@ -297,8 +306,15 @@ def main(argv=None) -> int:
                     "replies as drafts (llm.draft: the same answers, decoded sooner); its table shows the share of draft tokens accepted")
     ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
                     "(a stand-in for another machine: sums split over other threads are added in another order)")
+    ap.add_argument("--executor", choices=["local", "ray"], default="local", help="default profile: where the verification's "
+                    "episodes are played: local (the runs' worker threads, --processes runs at a time) or ray (one Ray task per "
+                    "episode, --threads torch threads each (default 1), the runs one after another; needs personalwab[ray])")
+    ap.add_argument("--address", help="with --executor ray: the cluster to join (auto or host:port); default: a Ray started for "
+                    "the verification and stopped after it")
     args = ap.parse_args(argv)
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
+    if args.address and args.executor != "ray": ap.error("--address is the Ray cluster to join: it needs --executor ray")
+    if args.drafts and args.executor == "ray": ap.error("--drafts gives the drafts to this process's model: it needs --executor local")
     import papermill as pm
     from personalwab.core.config import ignore_library_notices
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",
@@ -336,7 +352,7 @@ def main(argv=None) -> int:
         done = {r.run for r in prog.itertuples() if r.done > 0}
         if not args.only:
             changed, unverified = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes,
-                                                drafts=args.drafts)
+                                                drafts=args.drafts, executor=args.executor, address=args.address)
             if unverified: failures.append(f"verification ({unverified} published runs could not be re-run: see verification.md)")
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()

@@ -7,12 +7,14 @@ __all__ = ['publish_app', 'publish_status_cli', 'publish_compute_cli', 'publish_
            'publish_restore_cli']
 
 # %% ../../nbs/commands/90b_publish.ipynb #673299f1
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 import typer
 from fastcore.xtras import modified_env
 from ..core.config import UsageError
 from ..run.runner import stop_on_sigterm
+from ..run.executor import executing, executor_of
 from .errors import _Opt, cli_errors
 
 # %% ../../nbs/commands/90b_publish.ipynb #ff7efb44
@@ -68,11 +70,18 @@ def publish_status_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _R
 def publish_compute_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None,
                         pack_every: Annotated[float, _Opt(help="seconds between packings of finished records")] = 1800,
                         only: Annotated[Optional[list[str]], _Opt("--only", help="run keys of the plan (e.g. "
-                                                                                 "table3/no_memory; repeatable)")] = None) -> None:
-    "Compute (resume) every run of the plan, packing finished records into results/ as it goes."
+                                                                                 "table3/no_memory; repeatable)")] = None,
+                        executor: Annotated[Optional[str], _Opt(help="where the episodes are played: local | ray (Ray "
+                                                                     "tasks on this machine or a cluster)")] = None,
+                        address: Annotated[Optional[str], _Opt(help="--executor ray: the cluster to join (auto or "
+                                                                    "host:port); default: a Ray started for this "
+                                                                    "command")] = None) -> None:
+    """Compute (resume) every run of the plan, packing finished records into results/ as it goes; `--executor ray`
+    plays the episodes of every run on Ray (the runs, their records and the packing are the same)."""
     from personalwab.evidence.compute import compute
     with cli_errors("publish compute"), stop_on_sigterm(), _in_runs(runs):
-        compute(_load_plan(plan), runs, results, pack_every=pack_every, only=only)
+        ex = executor_of(executor, address, log=lambda line: print(line, file=sys.stderr))
+        with executing(ex): compute(_load_plan(plan), runs, results, pack_every=pack_every, only=only)
 
 # %% ../../nbs/commands/90b_publish.ipynb #24be9285
 @publish_app.command("pack")

@@ -27,6 +27,7 @@ from ..core.config import results_dir
 from ..run.provenance import processor_name
 from ..run.records import read_json
 from ..run.runner import worker_torch_threads
+from ..run.executor import current_executor
 from ..data.schema import TASK_TYPES
 from ..env.track import track_spec
 
@@ -141,7 +142,9 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     (`.../runs/<name>/`)
     with `cfg` (its plan config) in `scratch`. `threads`: one episode at a time with this many torch threads (a stand-in
     for another machine: a sum split over other threads is added in another order); else as the run's `workers` say.
-    `drafts`: each model call gets its published reply as a draft (`evidence.drafts`): the same answers, sooner."""
+    `drafts`: each model call gets its published reply as a draft (`evidence.drafts`): the same answers, sooner.
+    Inside an `executing` block of Ray (`make reproduce REPRODUCE_ARGS="--executor ray"`) the episodes are Ray tasks of
+    the executor's torch threads each (`threads` is then the executor's); drafts need the local executor."""
     import tempfile
     from personalwab.run.runner import run
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
@@ -158,8 +161,11 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     ids = verification_sample(pub.values(), per_type, seed, types)
     if not ids: return chk
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
+    ex = current_executor()
+    if ex is not None and drafts:
+        raise ValueError("drafts are given to the model of this process: they need the local executor")
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1} | ({"workers": 1} if threads else {}))
-    chk.threads_now = threads or torch_threads_of(sample.workers)
+    chk.threads_now = ex.threads if ex is not None else threads or torch_threads_of(sample.workers)
     tally = DraftTally() if drafts else None            # one worker: the runner leaves the threads as set here
     def rerun():
         if cfg.env_params.get("interface") == "web":         # a web run: its pages, its driver, paths from the checkout
@@ -238,7 +244,8 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
     A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`).
     `threads`: every episode alone with this many torch threads (`verify_run`). `processes`: runs verified at a time,
     each in a process of its own, the longest sample (`sample_seconds`) first. `drafts`: the model calls get their
-    published replies as drafts (`verify_run`; off by default)."""
+    published replies as drafts (`verify_run`; off by default). Inside an `executing` block of Ray the runs are verified
+    one after another, each one's episodes spread over the cluster."""
     import pandas as pd
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
     jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads, drafts)
@@ -248,7 +255,7 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
         log(f"[verify] {chk.key}: {chk.identical}/{chk.tasks} identical, largest difference {chk.largest_diff:.4f} "
             f"({s:.0f}s)" + (f"; {chk.error}" if chk.error else ""))
         return chk
-    if processes > 1 and len(jobs) > 1:
+    if processes > 1 and len(jobs) > 1 and current_executor() is None:     # on Ray, the cluster is the parallelism
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
         order = sorted(jobs, key=lambda k: -sample_seconds(jobs[k][0], per_type, types=jobs[k][6]))

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/run/30_runner.ipynb #4ca048df
 from __future__ import annotations
-import contextlib, dataclasses, functools, os, random, shlex, signal, threading, time, warnings
+import contextlib, dataclasses, functools, json, os, random, shlex, signal, threading, time, warnings
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Callable, Iterable
@@ -29,6 +29,7 @@ from .config import RunConfig, agent_kwargs, load_data, select_tasks
 from ..core.config import UsageError
 from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
 from .folder import RunDir, TaskRecord
+from .executor import current_executor
 
 # %% ../../nbs/run/30_runner.ipynb #ed036243
 # Scripts written against earlier versions import these from the runner (`from personalwab.run.runner import RunConfig,
@@ -104,10 +105,11 @@ def timed_out_calls(ep) -> int:
     return sum(bool((u.to_dict() if hasattr(u, "to_dict") else dict(u)).get("timed_out")) for u in usage or [])
 
 # %% ../../nbs/run/30_runner.ipynb #707df78d
-def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
-    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
+def _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built, worker: str | None = None) -> dict:
+    """Run one (task, trial) with the environment and agent of `local` (built at its first task); its record, an error
+    record if it failed. `worker`: the name it records (default: the thread's)."""
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
-    worker = threading.current_thread().name
+    worker = worker or threading.current_thread().name
     try:
         if not hasattr(local, "env"):
             from personalwab.agents.methods import check_agent
@@ -120,38 +122,45 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
             raise EpisodeTimedOut(f"{n} model call(s) cut at the backend's wall-clock bound (max_time_s): the machine "
                                   f"was too "
                                   "busy or slow; the episode is computed again on resume")
-        rec = episode_record(ep, task, trial=trial, seed=seed, attempt=attempt, started=started,
-                             wall_s=time.perf_counter() - t0, worker=worker)
+        return episode_record(ep, task, trial=trial, seed=seed, attempt=attempt, started=started,
+                              wall_s=time.perf_counter() - t0, worker=worker)
     except Exception as e:
-        rec = error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
-                           wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
+        return error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
+                            wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
+
+# %% ../../nbs/run/30_runner.ipynb #b661a166
+def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
+    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
+    t0 = time.perf_counter()
+    rec = _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built)
     try: return rd.append(rec)
     except UnwritableRecord as e:      # the task's record cannot be serialised: record that instead (retried on resume)
-        return rd.append(error_record(task, e, trial=trial, seed=seed, attempt=attempt, started=started,
-                                      wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker))
+        return rd.append(error_record(task, e, trial=trial, seed=rec["seed"], attempt=attempt, started=rec["started"],
+                                      wall_s=rec.get("wall_s") or time.perf_counter() - t0, track=cfg.track,
+                                      worker=rec["worker"]))
 
 # %% ../../nbs/run/30_runner.ipynb #9a5de38f
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
 
 # %% ../../nbs/run/30_runner.ipynb #9388d5db
-def resume_command(d: str | Path) -> str:
+def resume_command(d: str | Path, *options: str) -> str:
     """The shell command that resumes the run in folder `d` (its `config.json`, its parent as `--out-dir`): the tasks
-    without a successful record."""
+    without a successful record; `options` (e.g. the executor's) are added."""
     d = Path(d)
-    return shlex.join(["personalwab", "run", "--config", str(d/"config.json"), "--out-dir", str(d.parent)])
+    return shlex.join(["personalwab", "run", "--config", str(d/"config.json"), "--out-dir", str(d.parent), *options])
 
 # %% ../../nbs/run/30_runner.ipynb #bc1e2fe0
 class RunInterrupted(KeyboardInterrupt):
-    "A run stopped by Ctrl-C or SIGTERM: what was done, and how to resume."
-    def __init__(self, d: Path, done: int, total: int, terminated: bool = False):
+    "A run stopped by Ctrl-C or SIGTERM: what was done, and how to resume (with `options`: its executor's)."
+    def __init__(self, d: Path, done: int, total: int, terminated: bool = False, options: tuple[str, ...] = ()):
         super().__init__(f"{d}: {done} of {total} tasks done")
-        self.dir, self.done, self.total, self.terminated = d, done, total, terminated
+        self.dir, self.done, self.total, self.terminated, self.options = d, done, total, terminated, tuple(options)
     @property
     def exit_code(self) -> int: return 143 if self.terminated else 130
     def message(self) -> str:
         return (f"interrupted ({'SIGTERM' if self.terminated else 'Ctrl-C'}): {self.done} of {self.total} tasks done, "
-                f"results in {self.dir/'results.jsonl'}; resume with: {resume_command(self.dir)}")
+                f"results in {self.dir/'results.jsonl'}; resume with: {resume_command(self.dir, *self.options)}")
 
 # %% ../../nbs/run/30_runner.ipynb #a23f4400
 def check_names(cfg: RunConfig) -> None:
@@ -192,12 +201,60 @@ def as_finished(futs, poll: float = 0.2):
         done, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
         yield from done
 
+# %% ../../nbs/run/30_runner.ipynb #72500291
+def _play_here(cfg, b, todo, rd: RunDir, agent_factory, env_factory, res: Resources, proto: dict,
+               step: Callable) -> tuple[int, KeyboardInterrupt | None]:
+    """Play the (task, trial) pairs `todo` in `cfg.workers` worker threads of this process, each handing its record to
+    `rd` (`step` counts it); (errors, the stop that ended it early or None)."""
+    af, ef = (agent_factory or default_agent_factory, env_factory
+              or functools.partial(default_env_factory, resources=res))
+    local, built, n_err, stopped = threading.local(), [], 0, None
+    with torch_threads(worker_torch_threads(cfg.workers)):
+        pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
+        try:
+            futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built)
+                    for t, i in todo]
+            for fut in as_finished(futs):
+                rec = fut.result(); n_err += not rec.ok; step(rec)
+        except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
+            stopped = e                           # leaving `rd` closes the file: running tasks' records are dropped
+            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True); raise
+        finally:
+            if stopped is None: pool.shutdown(wait=True)
+            rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
+            if "recommender" not in proto and (ri := res.recommender_identity()):
+                proto["recommender"] = ri          # the RunDir's protocol: written when it closes
+    return n_err, stopped
+
+# %% ../../nbs/run/30_runner.ipynb #58d4ce60
+def _play_elsewhere(ex, cfg, b, todo, rd: RunDir, agent_factory, env_factory, proto: dict,
+                    step: Callable) -> tuple[int, KeyboardInterrupt | None]:
+    """Play the (task, trial) pairs `todo` on executor `ex`, appending each record to `rd` as it comes back (`step`
+    counts it); (errors, the stop that ended it early or None). The agent's parameters and the recommender that graded
+    come back with the records (`env.json`, `summary.json`)."""
+    if not todo: return 0, None
+    from personalwab.run.executor import Described, worker_env_factory
+    eps = ex.episodes(cfg, b, [(t, i, rd.attempts((t.id, i)) + 1) for t, i in todo], _play,
+                      agent_factory or default_agent_factory, worker_env_factory(env_factory, default_env_factory))
+    n_err = 0
+    try:
+        with contextlib.closing(eps):                # a stop cancels the episodes not finished
+            for t, i, line, info in eps:
+                rec = rd.append(json.loads(line)); n_err += not rec.ok; step(rec)
+                if rd.agent is None and info.get("agent"): rd.agent = Described(info["agent"])
+                if "recommender" not in proto and info.get("recommender"): proto["recommender"] = info["recommender"]
+    except KeyboardInterrupt as e: return n_err, e
+    return n_err, None
+
 # %% ../../nbs/run/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
         benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True) -> RunResult:
     """Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts
-    from `resources` (default: `Resources(b)`).
+    from `resources` (default: `Resources(b)`). The episodes are played by this process's worker threads, or, inside an
+    `executing` block, by its executor (Ray).
     With `compute=False` nothing is run: the result is what the folder already holds (e.g. restored published runs), its
     other tasks `missing`."""
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
@@ -206,9 +263,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     except KeyError as e: raise UsageError(e.args[0]) from None
     wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
     res = resources if resources is not None else Resources(b)
-    af, ef = (agent_factory or default_agent_factory, env_factory
-              or functools.partial(default_env_factory, resources=res))
-    local, built, n_err, stopped = threading.local(), [], 0, None
+    ex = current_executor()                   # None: this process's worker threads; else e.g. Ray (`run.executor`)
     # protocol_info: what the scores mean (env.json, summary.json); not in the run hash. It names the recommender that
     # grades the run: at once where the package ships it, else once a task trained or loaded it (then in summary.json)
     proto = protocol_info(b, res.recommender_identity())
@@ -219,27 +274,15 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         bar = tqdm(total=len(wanted), initial=len(wanted) - len(todo), desc=cfg.name, disable=not progress,
                    dynamic_ncols=True, mininterval=0.5)
         bar.set_postfix(tally.postfix(), refresh=False)
-        with torch_threads(worker_torch_threads(cfg.workers)):
-            pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
-            try:
-                futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built)
-                        for t, i in todo]
-                for fut in as_finished(futs):
-                    rec = fut.result(); tally.add(rec); n_err += not rec.ok
-                    bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
-            except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
-                stopped = e                           # leaving `rd` closes the file: running tasks' records are dropped
-                pool.shutdown(wait=False, cancel_futures=True)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True); raise
-            finally:
-                if stopped is None: pool.shutdown(wait=True)
-                bar.close()
-                rd.agent = built[0] if built else None     # what the agent says about itself goes into env.json
-                if "recommender" not in proto and (ri := res.recommender_identity()):
-                    proto["recommender"] = ri          # the RunDir's protocol: written when it closes
+        def step(rec: TaskRecord):
+            tally.add(rec); bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
+        try:
+            if ex is None: n_err, stopped = _play_here(cfg, b, todo, rd, agent_factory, env_factory, res, proto, step)
+            else: n_err, stopped = _play_elsewhere(ex, cfg, b, todo, rd, agent_factory, env_factory, proto, step)
+        finally: bar.close()
     if stopped is not None:
-        raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated)) from None
+        raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated),
+                             ex.resume_options() if ex is not None else ()) from None
     missing = 0 if compute else len(left)
     return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo) - missing, errors=n_err,
                      missing=missing)

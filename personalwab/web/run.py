@@ -116,6 +116,14 @@ class WebEnvs:
         se.close()                                     # built after the run ended (interrupted): nobody would close it
         raise RuntimeError("the run is over: its web environments are closed")
 
+    @property
+    def worker_factory(self):
+        """What a Ray worker builds its environment with (`run.executor`): `web_env_factory` with this run's display
+        settings, on the worker's own resources; the worker closes its browser when its process is done with the
+        run."""
+        import functools
+        return functools.partial(web_env_factory, **self.display)
+
     def close(self) -> None:
         """Close every environment built so far, all at once (a browser takes ~0.5 s; one that fails to close does not
         keep the others open)."""
