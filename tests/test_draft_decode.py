@@ -101,3 +101,114 @@ def test_the_backend_answers_the_same_with_drafts(hf):
             accepted += b.draft.accepted if kind == "right" else 0
             msgs.append({"role": "assistant", "content": a.text})
     assert accepted > 0 and on.prefix_cache.stats()["hits"] >= 2
+
+
+# Constrained tool calls and guided page steps (issue 58): the backend decodes them under logits processors whose masks
+# depend on the answer so far; the drafted decode scores each draft position under the same processors.
+CONSTRAINED_NEW, GUIDED_NEW = 48, 96
+
+
+def backend_kw(llm, tok, ids, max_tokens, tools=None, constrained=False, guide=None):
+    "The `generate` arguments the backend builds for one greedy call (its own fresh processors and stopping criteria)."
+    p = dict(n=1, temperature=0.0, max_tokens=max_tokens, seed=0, num_beams=1, constrained=constrained)
+    return llm._generation_kwargs(tok, p | ({"guide": guide} if guide is not None else {}), ids.shape[1], None, tools)
+
+
+def plain_under(model, ids, kw):
+    "`HFLLM._generate_one`'s plain call."
+    with torch.inference_mode():
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), return_dict_in_generate=True, **kw)
+    return out.sequences[0, ids.shape[1]:].tolist()
+
+
+def constrained_drafts(tok, reply, text):
+    """Drafts of a constrained or guided reply: name -> (token ids, fewest tokens accepted, most; None: not pinned).
+    `text`: the answer's text as a record keeps it (a guided step with its forced tail written out)."""
+    eos, k = tok.eos_token_id, len(reply) // 2
+    pool = tok(' the a of and {"name": "query"}', add_special_tokens=False)["input_ids"]
+    other = lambda t: next(x for x in pool if x != t)
+    return {"right": (reply, len(reply), len(reply)),
+            "wrong_first": ([other(reply[0])] + reply[1:], 0, 0),
+            "wrong_middle": (reply[:k] + [other(reply[k])] + reply[k + 1:], k, k),
+            "wrong_end": (reply[:-1] + [other(reply[-1])], len(reply) - 1, len(reply) - 1),
+            "longer": (reply + [eos] + reply, len(reply), len(reply)),
+            "text": (tok(text, add_special_tokens=False)["input_ids"] + [eos], None, None),
+            "empty": ([], 0, 0)}
+
+
+def check_under_processors(hf, llm, ids, max_tokens, **how):
+    "Plain and drafted decoding under the backend's processors give the same tokens for every draft; the stats."
+    from personalwab.llm.draft import drafted_generate
+    model, tok, _ = hf
+    reply = plain_under(model, ids, backend_kw(llm, tok, ids, max_tokens, **how))
+    assert "logits_processor" in backend_kw(llm, tok, ids, max_tokens, **how)
+    text = tok.decode(reply, skip_special_tokens=True)
+    if how.get("guide") is not None: text = how["guide"].complete(text)
+    stats = {}
+    for name, (draft, lo, hi) in constrained_drafts(tok, reply, text).items():
+        with torch.inference_mode():
+            r = drafted_generate(model, ids, draft, **backend_kw(llm, tok, ids, max_tokens, **how))
+        assert r.tokens == reply, (name, tok.decode(r.tokens), tok.decode(reply))
+        if lo is not None and not r.stats.replayed: assert lo <= r.stats.accepted <= hi, (name, r.stats)
+        stats[name] = r.stats
+    return reply, stats
+
+
+def test_constrained_tool_calls_give_the_plain_tokens(hf):
+    from personalwab.env.functions import tool_schemas
+    model, tok, smollm2 = hf
+    llm, tools = smollm2(cache=False), tool_schemas()
+    stopped = 0
+    for ids in prompts(hf)[len(QUESTIONS):]:
+        reply, stats = check_under_processors(hf, llm, ids, CONSTRAINED_NEW, tools=tools, constrained=True)
+        stopped += len(reply) < CONSTRAINED_NEW           # a complete call ends it (`CallComplete`)
+        assert stats["text"].accepted >= 1, stats["text"]  # the call as text: its first tokens at least
+    assert stopped >= 2, stopped
+
+
+def test_guided_page_steps_give_the_plain_tokens(hf):
+    from personalwab.data.load import load_benchmark
+    from personalwab.run.config import RunConfig, select_tasks
+    from personalwab.web.guide import StepGuide
+    from personalwab.web.prompt import fit_observation, step_messages
+    from personalwab.web.run import web_config, web_env_factory
+    model, tok, smollm2 = hf
+    llm, b = smollm2(cache=False), load_benchmark(progress=False)
+    cfg = web_config(RunConfig(method="no_memory", agent_llm="smollm2", split="test", limit=2, sample="stratified",
+                               seed=2024), budget=1024)
+    se = web_env_factory(cfg, b)
+    try:
+        for task, thought in zip(select_tasks(b, cfg), (False, True)):
+            obs = fit_observation(se.reset(task), [], "", None, None)
+            guide = StepGuide(1, obs.dom, obs.nodes, thought=thought)
+            text = tok.apply_chat_template(step_messages(obs, []), add_generation_prompt=True, tokenize=False)
+            ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
+            reply, stats = check_under_processors(hf, llm, ids, GUIDED_NEW, guide=guide)
+            assert stats["right"].accepted == len(reply), stats
+            # the text as a record keeps it, tokenized: accepted in part where greedy wrote its tokens canonically;
+            # under `thought` it writes `T`,`h`,`ought` where the text reads `Th`,`ought`: nothing accepted, still exact
+            if not thought: assert stats["text"].accepted >= 1, stats
+    finally: se.close()
+
+
+def test_the_backend_answers_constrained_and_guided_calls_the_same_with_drafts(hf):
+    "`chat(..., constrained=True / guide=, draft=)` on a backend with drafts and one without: the same completions."
+    from personalwab.env.functions import tool_schemas
+    from personalwab.web.guide import StepGuide
+    *_, smollm2 = hf
+    off, on, tools = smollm2(cache=False), smollm2(cache=False), tool_schemas()
+    msgs = [{"role": "system", "content": "You are a shopping assistant. Use the tools."},
+            {"role": "user", "content": "Find me a yoga mat."}]
+    a = off.chat(msgs, tools=tools, max_tokens=CONSTRAINED_NEW, constrained=True)[0]
+    for draft in (a.text, '{"name": "stop", "arguments": {}}'):
+        b = on.chat(msgs, tools=tools, max_tokens=CONSTRAINED_NEW, constrained=True, draft=draft)[0]
+        assert (b.text, b.tool_call, b.usage.completion_tokens, b.error) == (a.text, a.tool_call,
+                                                                             a.usage.completion_tokens, a.error)
+        assert hasattr(b, "draft")
+    page = '<a node="1" href="/">Home</a><input node="2" type="search"><button node="3">Search</button>'
+    guide = StepGuide(1, page)
+    step = [{"role": "user", "content": f"Page:\n{page}\nWrite step 1: search for a yoga mat."}]
+    a = off.chat(step, max_tokens=GUIDED_NEW, guide=guide)[0]
+    b = on.chat(step, max_tokens=GUIDED_NEW, guide=guide, draft=a.text)[0]
+    assert (b.text, b.usage.completion_tokens, b.error) == (a.text, a.usage.completion_tokens, a.error)
+    assert b.draft.accepted >= 1

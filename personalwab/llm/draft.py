@@ -82,24 +82,33 @@ def _ends(seq: torch.Tensor, eos: set[int], criteria) -> bool:
     "Whether plain greedy decoding stops after the last token of `seq` ([1, len])."
     return int(seq[0, -1]) in eos or (criteria is not None and bool(criteria(seq, None).any()))
 
+# %% ../../nbs/llm/16_draft.ipynb #19d08392
+def _processed(procs: LogitsProcessorList, prefix: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """The scores greedy decoding chooses from after `prefix` ([1, len]) given the next token's `logits`: copied to
+    fp32 and passed through `procs` as `model.generate` passes them (a processor's mask depends on the prefix)."""
+    scores = logits[None].to(copy=True, dtype=torch.float32)
+    return (procs(prefix, scores) if procs else scores)[0]
+
 # %% ../../nbs/llm/16_draft.ipynb #d82f247d
 def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, past_key_values=None,
-                     tol: float = NEAR_TIE, max_new_tokens: int, eos_token_id, stopping_criteria=None,
-                     max_time: float | None = None, **kw) -> Drafted:
+                     tol: float = NEAR_TIE, max_new_tokens: int, eos_token_id, logits_processor=None,
+                     stopping_criteria=None, max_time: float | None = None, **kw) -> Drafted:
     """Greedy decoding of `input_ids` ([1, L]; `past_key_values`: a cache of its first tokens, as `generate` takes)
     that accepts the longest prefix of `draft` which greedy decoding would produce, checked in one pass; the tokens of
-    plain greedy `model.generate`."""
-    if kw.get("logits_processor") or kw.get("do_sample") or kw.get("num_beams", 1) != 1:
-        raise ValueError("a drafted decode is greedy and unconstrained (no sampling, beams or logits processor)")
-    kw = {k: v for k, v in kw.items() if k not in ("do_sample", "num_beams", "logits_processor")}
+    plain greedy `model.generate`, under its `logits_processor` (constrained or guided answers) if given."""
+    if kw.get("do_sample") or kw.get("num_beams", 1) != 1:
+        raise ValueError("a drafted decode is greedy (no sampling or beams)")
+    kw = {k: v for k, v in kw.items() if k not in ("do_sample", "num_beams")}
     start, L, config = time.perf_counter(), input_ids.shape[1], model.config
     eos = {eos_token_id} if isinstance(eos_token_id, int) else set(eos_token_id)
+    procs = LogitsProcessorList(logits_processor or [])
     d = [int(x) for x in draft][:max_new_tokens]
     stats = DraftStats(len(d))
 
     def generate(ids, past, n, watch=None):
         crit = StoppingCriteriaList([*(stopping_criteria or []), *([StopOnTie(watch)] if watch else [])])
-        more = dict(logits_processor=LogitsProcessorList([watch])) if watch else {}
+        lp = LogitsProcessorList([*procs, *([watch] if watch else [])])   # the watch sees the processed scores
+        more = dict(logits_processor=lp) if lp else {}
         if max_time: more["max_time"] = max(max_time - (time.perf_counter() - start), 1e-3)
         return model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                               max_new_tokens=n, eos_token_id=eos_token_id, stopping_criteria=crit,
@@ -116,11 +125,11 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
         return Drafted(*plain(), L, stats)
     cache = first.past_key_values                            # 2. one pass over the draft
     logits = model(input_ids=seq.new_tensor([d]), past_key_values=cache, use_cache=True).logits[0]
-    gaps, best = top2_gap(logits), logits.argmax(-1)
     j, cur, tie = 1, seq, False
     while j < len(d) and j < max_new_tokens and not _ends(cur, eos, stopping_criteria):
-        if gaps[j - 1] <= tol: tie = True; break
-        if int(best[j - 1]) != d[j]: break
+        scores = _processed(procs, cur, logits[j - 1])       # as `generate` would score the token after `cur`
+        if top2_gap(scores) <= tol: tie = True; break
+        if int(scores.argmax()) != d[j]: break
         cur = torch.cat([cur, cur.new_tensor([[d[j]]])], 1); j += 1
     stats.accepted = j
     if not tie:

@@ -356,10 +356,10 @@ class HFLLM(LLM):
         with TOKENIZE_LOCK: ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
         L = ids.shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
-        # an expected answer (`chat(draft=...)`) is checked in one pass when decoding is greedy, unconstrained, fp32
+        # an expected answer (`chat(draft=...)`) is checked in one pass when decoding is greedy and fp32 (constrained
+        # and guided answers too: the draft pass scores each position under the same logits processors)
         draft = (p.get("drafts") or [None])[0]
-        drafted = (draft is not None and not samples(p) and "logits_processor" not in kw
-                   and DTYPES[self.dtype] == torch.float32)
+        drafted = draft is not None and not samples(p) and DTYPES[self.dtype] == torch.float32
         with sampling_lock(lock, p):
             if samples(p): torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
