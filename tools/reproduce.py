@@ -35,6 +35,7 @@ Each notebook has one cell tagged `parameters` with at least `out_dir` and `smok
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N] [--processes P]
+       [--drafts] [--sample-budget SECONDS]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -172,16 +173,17 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
-                  log=print, drafts: bool = False) -> tuple[int, int]:
+                  log=print, drafts: bool = False, budget_s: float | None = None) -> tuple[int, int]:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
-    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts; returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
+    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts; `budget_s`:
+    each run's sample grows, one more task of each type in turn, within that many published seconds (None: one task per type); returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
     import shutil
     from personalwab.evidence.plan import load_plan
     from personalwab.evidence.verify import verify_published, verification_markdown
     shutil.rmtree(scratch, ignore_errors=True)
     t0 = time.time()
     df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out, threads=threads,
-                          processes=processes, drafts=drafts, log=lambda *a: None)
+                          processes=processes, drafts=drafts, budget_s=budget_s, log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
     return verification_counts(df)
@@ -295,6 +297,10 @@ def main(argv=None) -> int:
                     "of its own, with the run's own workers and torch threads) and notebooks executed at a time (default 2)")
     ap.add_argument("--drafts", action="store_true", help="default profile: the verification's model calls get their published "
                     "replies as drafts (llm.draft: the same answers, decoded sooner); its table shows the share of draft tokens accepted")
+    ap.add_argument("--sample-budget", type=float, default=None, metavar="SECONDS",
+                    help="default profile: a larger verification sample: each published run's sample (one task per type) grows, one more "
+                    "task of each type in turn (seeded, the same on every machine), while its published seconds stay within SECONDS; "
+                    "0 or absent: the one-task-per-type sample (the default)")
     ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
                     "(a stand-in for another machine: sums split over other threads are added in another order)")
     args = ap.parse_args(argv)
@@ -336,7 +342,7 @@ def main(argv=None) -> int:
         done = {r.run for r in prog.itertuples() if r.done > 0}
         if not args.only:
             changed, unverified = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes,
-                                                drafts=args.drafts)
+                                                drafts=args.drafts, budget_s=args.sample_budget)
             if unverified: failures.append(f"verification ({unverified} published runs could not be re-run: see verification.md)")
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()

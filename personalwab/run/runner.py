@@ -29,6 +29,7 @@ from .config import RunConfig, agent_kwargs, load_data, select_tasks
 from ..core.config import UsageError
 from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
 from .folder import RunDir, TaskRecord
+from ..llm.drafting import using_drafts
 
 # %% ../../nbs/run/30_runner.ipynb #ed036243
 # Scripts written against earlier versions import these from the runner (`from personalwab.run.runner import RunConfig,
@@ -104,8 +105,10 @@ def timed_out_calls(ep) -> int:
     return sum(bool((u.to_dict() if hasattr(u, "to_dict") else dict(u)).get("timed_out")) for u in usage or [])
 
 # %% ../../nbs/run/30_runner.ipynb #707df78d
-def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
-    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
+def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built,
+               drafts: Callable | None = None) -> TaskRecord:
+    """Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write.
+    `drafts`: task id -> the episode's expected replies (`llm.drafting.EpisodeDrafts`), active while the agent solves."""
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = threading.current_thread().name
     try:
@@ -115,7 +118,8 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
             built.append(local.agent)
         # the task's own generator; the global `random` is never touched from a worker
         local.env.rng = random.Random(seed)
-        ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.agents.methods)
+        with using_drafts(drafts(task.id)) if drafts is not None else contextlib.nullcontext():
+            ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.agents.methods)
         if n := timed_out_calls(ep):                         # an answer the clock cut: not the model's, so not a result
             raise EpisodeTimedOut(f"{n} model call(s) cut at the backend's wall-clock bound (max_time_s): the machine "
                                   f"was too "
@@ -195,11 +199,13 @@ def as_finished(futs, poll: float = 0.2):
 # %% ../../nbs/run/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
-        benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True) -> RunResult:
+        benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True,
+        drafts: Callable | None = None) -> RunResult:
     """Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts
     from `resources` (default: `Resources(b)`).
     With `compute=False` nothing is run: the result is what the folder already holds (e.g. restored published runs), its
-    other tasks `missing`."""
+    other tasks `missing`. `drafts`: task id -> the episode's expected replies (`llm.drafting.EpisodeDrafts`, or None),
+    the drafts of its model calls: the same answers, decoded sooner (a re-run of recorded episodes)."""
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
@@ -222,8 +228,8 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         with torch_threads(worker_torch_threads(cfg.workers)):
             pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
             try:
-                futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built)
-                        for t, i in todo]
+                futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built,
+                                    drafts) for t, i in todo]
                 for fut in as_finished(futs):
                     rec = fut.result(); tally.add(rec); n_err += not rec.ok
                     bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
