@@ -9,7 +9,8 @@ Profiles:
            2. every published trajectory is graded again by this checkout's scorer, recommendations with
               the published recommender read from results/ (any difference is listed and makes the
               command fail);
-           3. a stratified sample of every published run is re-run (one task per type and run) and
+           3. a stratified sample of every published run is re-run (one task per type and run; more
+              within `--sample-budget` published seconds a run) and
               compared with the published episodes: runs/reproduce/verification.md (identical action
               sequences k/n, largest score difference, seconds per task then and now); `--processes` runs
               at a time (default 2), each in its own process with its own workers and torch threads;

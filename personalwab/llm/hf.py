@@ -10,7 +10,7 @@ from typing import Any
 from ..core.config import cache_dir, offline
 from .base import LLM, Completion, ToolCall, Usage
 from .cache import build_once
-from .draft import drafted_generate, draft_ids
+from .draft import drafted_generate, draft_ids, text_redraft
 from .toolcalls import (with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint,
                                        CallComplete, call_text)
 
@@ -365,7 +365,8 @@ class HFLLM(LLM):
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
-                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw)
+                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw,
+                                                   redraft=text_redraft(tok, draft) if isinstance(draft, str) else None)
                 else: out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                                            return_dict_in_generate=True, **kw)
             dt = time.perf_counter() - t0

@@ -107,8 +107,9 @@ def timed_out_calls(ep) -> int:
 # %% ../../nbs/run/30_runner.ipynb #707df78d
 def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built,
                drafts: Callable | None = None) -> TaskRecord:
-    """Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write.
-    `drafts`: task id -> the episode's expected replies (`llm.drafting.EpisodeDrafts`), active while the agent solves."""
+    """Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the
+    write. `drafts`: task id -> the episode's expected replies (`llm.drafting.EpisodeDrafts`), active while the agent
+    solves."""
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = threading.current_thread().name
     try:
