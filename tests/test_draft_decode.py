@@ -217,3 +217,42 @@ def test_the_backend_answers_constrained_and_guided_calls_the_same_with_drafts(h
     b = on.chat(step, max_tokens=GUIDED_NEW, guide=guide, draft=a.text)[0]
     assert (b.text, b.usage.completion_tokens, b.error) == (a.text, a.usage.completion_tokens, a.error)
     assert b.draft.accepted >= 1
+
+
+def test_under_processors_on_the_tiny_model():
+    """The same on the tiny random model (seconds, not minutes): constrained calls and guided steps (with and without a
+    Thought line), every kind of draft, text drafts tokenized again (`text_redraft`); its replies split text in many
+    more pieces than the tokenizer does, so the re-drafting is exercised to its cap."""
+    from personalwab.env.functions import tool_schemas
+    from personalwab.llm.draft import draft_ids, drafted_generate, text_redraft
+    from personalwab.llm.hf import tiny
+    from personalwab.llm.toolcalls import with_tools
+    from personalwab.web.guide import StepGuide
+    llm, tools = tiny(cache=False), tool_schemas()
+    model, tok, _ = llm.load()
+    page = '<a node="1" href="/">Home</a><input node="2" type="search"><button node="3">Search</button>'
+    ids_of = lambda msgs: tok(tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False),
+                              return_tensors="pt", add_special_tokens=False)["input_ids"]
+    cases = []
+    for q in ["I need a cheap kettle.", "Find running shoes"]:
+        cases.append((ids_of(with_tools([{"role": "user", "content": q}], tools)), 40, dict(tools=tools,
+                                                                                           constrained=True)))
+        for thought in (False, True):
+            cases.append((ids_of([{"role": "user", "content": f"{q} {page}"}]), 60,
+                          dict(guide=StepGuide(1, page, thought=thought))))
+    redrafted = 0
+    for ids, n, how in cases:
+        reply = plain_under(model, ids, backend_kw(llm, tok, ids, n, **how))
+        text = tok.decode(reply, skip_special_tokens=True)
+        text = (how["guide"].complete(text) if "guide" in how else text).strip()
+        drafts = {name: (d, None) for name, (d, *_) in constrained_drafts(tok, reply, text).items() if name != "text"}
+        wrong = text[:5] + "zz" + text[5:]
+        for name, t in (("text", text), ("text_newline", "\n" + text), ("text_wrong", wrong)):
+            drafts[name] = (draft_ids(tok, t.strip()), text_redraft(tok, t))
+        for name, (d, rd) in drafts.items():
+            with torch.inference_mode():
+                r = drafted_generate(model, ids, d, **backend_kw(llm, tok, ids, n, **how), redraft=rd)
+            assert r.tokens == reply, (name, list(how), tok.decode(r.tokens), tok.decode(reply), r.stats)
+            assert r.stats.redrafts <= 4 and r.stats.accepted <= r.stats.draft_len
+            redrafted += r.stats.redrafts
+    assert redrafted > 0
