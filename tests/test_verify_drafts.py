@@ -2,9 +2,10 @@
 published episodes re-run with SmolLM2 with and without their published replies as drafts give the same verdicts
 (identical actions, scores), and the drafts are mostly accepted where a backend uses them.
 
-Short episodes of the published runs: a function-track memory agent (its tool calls are constrained, so decoded
-without a draft: counted, not failed) and PUMA on SmolLM2 (two unconstrained calls); and, where `PERSONALWAB_SLOW`
-is set, a multi-turn episode with the simulated user (about a minute more)."""
+Short episodes of the published runs: a function-track memory agent (its tool call is constrained: the draft is
+checked under the constraint) and PUMA on SmolLM2 (two unconstrained calls); and, where `PERSONALWAB_SLOW` is set, a
+multi-turn episode with the simulated user (several minutes more). The drafts reach the models through the runner
+(`run(..., drafts=)`), nothing patched: after a drafted re-run, `LLM.chat_many` and the runner are what they were."""
 import os
 from pathlib import Path
 import pytest
@@ -53,11 +54,16 @@ def smollm2():
     try: smollm2_path()
     except Exception as e: pytest.skip(f"SmolLM2 is not available offline: {e}")
 
-def test_function_track_counts_constrained_calls(smollm2, tmp_path, monkeypatch):
+def test_function_track_drafts_constrained_calls(smollm2, tmp_path, monkeypatch):
+    from personalwab.llm.base import LLM
+    from personalwab.llm.drafting import active_drafts
+    from personalwab.run import runner
+    before = (LLM.chat_many, runner._solve_one)
     plain, drafted = _both(*EPISODES[0], tmp_path, monkeypatch)
     _same_verdicts(plain, drafted)
-    assert (drafted.draft_calls, drafted.draft_tokens) == (0, 0)
-    assert drafted.undrafted == "1 constrained tool calls"
+    assert drafted.draft_calls == 1 and drafted.undrafted is None          # the constrained call, with its draft
+    assert drafted.draft_accepted >= 1
+    assert (LLM.chat_many, runner._solve_one) == before and active_drafts() is None   # nothing patched, nothing left
 
 def test_puma_drafts_mostly_accepted(smollm2, tmp_path, monkeypatch):
     plain, drafted = _both(*EPISODES[1], tmp_path, monkeypatch)
@@ -69,6 +75,6 @@ def test_puma_drafts_mostly_accepted(smollm2, tmp_path, monkeypatch):
 def test_multi_turn_simulator_drafts(smollm2, tmp_path, monkeypatch):
     plain, drafted = _both(*MULTI, tmp_path, monkeypatch)
     _same_verdicts(plain, drafted)
-    assert drafted.draft_calls >= 5                              # the simulated user's replies at least
+    assert drafted.draft_calls == 9                              # the agent's constrained steps
     assert drafted.draft_accepted >= 0.5 * drafted.draft_tokens > 0
-    assert "constrained tool calls" in drafted.undrafted         # the agent's steps
+    assert drafted.undrafted == "5 sampled or beams"             # the simulated user samples (a seed per turn)

@@ -9,7 +9,8 @@ Profiles:
            2. every published trajectory is graded again by this checkout's scorer, recommendations with
               the published recommender read from results/ (any difference is listed and makes the
               command fail);
-           3. a stratified sample of every published run is re-run (one task per type and run) and
+           3. a stratified sample of every published run is re-run (one task per type and run; more
+              within `--sample-budget` published seconds a run) and
               compared with the published episodes: runs/reproduce/verification.md (identical action
               sequences k/n, largest score difference, seconds per task then and now); `--processes` runs
               at a time (default 2), each in its own process with its own workers and torch threads;
@@ -37,7 +38,7 @@ Each notebook has one cell tagged `parameters` with at least `out_dir` and `smok
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N] [--processes P]
-       [--executor local|ray [--address auto|HOST:PORT]]
+       [--executor local|ray [--address auto|HOST:PORT]] [--drafts] [--sample-budget SECONDS]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -175,9 +176,11 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
-                  log=print, drafts: bool = False, executor: str = "local", address: str | None = None) -> tuple[int, int]:
+                  log=print, drafts: bool = False, budget_s: float | None = None, executor: str = "local",
+                  address: str | None = None) -> tuple[int, int]:
     """Re-run `per_type` tasks of each type (a multi-turn run: of two rotating types) of every published run into `scratch` (emptied first: a fresh re-run each
-    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts;
+    time) and write out/verification.{csv,md}; prints the table; `drafts`: the model calls get their published replies as drafts; `budget_s`:
+    each run's sample grows, one more task of each type in turn, within that many published seconds (None: one task per type);
     `executor` ray: the episodes are Ray tasks (`personalwab.run.executor`) of `threads` torch threads (default 1), on the cluster
     at `address` or on a Ray started here; returns `verification_counts`: episodes whose actions differ, runs that could not be re-run."""
     import shutil
@@ -189,7 +192,7 @@ def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int =
     ex = executor_of(executor, address, threads=threads or 1, log=log)
     with executing(ex):      # on Ray, each episode has the executor's threads: no run's own threads to set here
         df = verify_published(load_plan(), scratch=scratch, per_type=per_type, puma=models, out=out,
-                              threads=None if ex is not None else threads, processes=processes, drafts=drafts,
+                              threads=None if ex is not None else threads, processes=processes, drafts=drafts, budget_s=budget_s,
                               log=lambda *a: None)
     log(f"\nVerification: a stratified sample of every published run re-run here ({time.time() - t0:.0f}s):\n")
     log(verification_markdown(df))
@@ -304,6 +307,10 @@ def main(argv=None) -> int:
                     "of its own, with the run's own workers and torch threads) and notebooks executed at a time (default 2)")
     ap.add_argument("--drafts", action="store_true", help="default profile: the verification's model calls get their published "
                     "replies as drafts (llm.draft: the same answers, decoded sooner); its table shows the share of draft tokens accepted")
+    ap.add_argument("--sample-budget", type=float, default=None, metavar="SECONDS",
+                    help="default profile: a larger verification sample: each published run's sample (one task per type) grows, one more "
+                    "task of each type in turn (seeded, the same on every machine), while its published seconds stay within SECONDS; "
+                    "0 or absent: the one-task-per-type sample (the default)")
     ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
                     "(a stand-in for another machine: sums split over other threads are added in another order)")
     ap.add_argument("--executor", choices=["local", "ray"], default="local", help="default profile: where the verification's "
@@ -352,7 +359,8 @@ def main(argv=None) -> int:
         done = {r.run for r in prog.itertuples() if r.done > 0}
         if not args.only:
             changed, unverified = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes,
-                                                drafts=args.drafts, executor=args.executor, address=args.address)
+                                                drafts=args.drafts, budget_s=args.sample_budget, executor=args.executor,
+                                                address=args.address)
             if unverified: failures.append(f"verification ({unverified} published runs could not be re-run: see verification.md)")
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()

@@ -4,18 +4,16 @@
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #a80e202a
 from __future__ import annotations
-import contextlib, threading
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterator
 
 # %% auto #0
-__all__ = ['ROLES', 'published_replies', 'DraftTally', 'undrafted_reason', 'episode_drafts', 'drafting', 'packed_episodes']
+__all__ = ['ROLES', 'published_replies', 'DraftTally', 'PublishedDrafts', 'packed_episodes']
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #d92849c9
-from ..llm.base import LLM
+from ..llm.drafting import EpisodeDrafts
 from ..llm.toolcalls import flatten_tool_messages
-from ..run import runner
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #2c1d4510
 ROLES = {"agent": "messages", "user_simulator": "user_messages"}   # a role's calls, and where a record keeps replies
@@ -53,61 +51,16 @@ class DraftTally:
         "The calls without a draft, by reason, most first ('' for none)."
         return "; ".join(f"{n} {r}" for r, n in self.undrafted.most_common())
 
-# %% ../../nbs/evidence/38f_drafts.ipynb #6e1b6c11
-def undrafted_reason(kw: dict, conversations: int, completion, draft) -> str:
-    "Why a call (`chat_many`'s keywords `kw`, its `conversations`, its first `completion`) was decoded without `draft`."
-    if draft is None: return "without a published reply"
-    if conversations != 1: return "batched"
-    if kw.get("temperature", 0) > 0 or kw.get("n", 1) > 1 or kw.get("num_beams", 1) > 1: return "sampled or beams"
-    if kw.get("constrained") and kw.get("tools"): return "constrained tool calls"
-    if kw.get("guide") is not None: return "guided page steps"
-    if getattr(completion.usage, "cached", False): return "cached"
-    return "on a backend path that ignores drafts"
-
-# %% ../../nbs/evidence/38f_drafts.ipynb #ce626b44
-_episode = threading.local()   # the worker thread's episode: its replies by role, and the calls of each role so far
-_active = threading.Lock()
-
-@contextlib.contextmanager
-def episode_drafts(rec: dict | None) -> Iterator[None]:
-    "Within it, this thread's model calls are those of the episode of published record `rec` (None: of no episode)."
-    before = getattr(_episode, "state", None)
-    _episode.state = None if rec is None else (published_replies(rec), Counter())
-    try: yield
-    finally: _episode.state = before
-
 # %% ../../nbs/evidence/38f_drafts.ipynb #0831e765
-@contextlib.contextmanager
-def drafting(published: dict[str, dict], tally: DraftTally | None = None) -> Iterator[DraftTally]:
-    """Re-run episodes of the published records `published` (by task id) with their published replies as drafts;
-    yields the `DraftTally` of their calls."""
-    tally = DraftTally() if tally is None else tally
-    if not _active.acquire(blocking=False): raise RuntimeError("drafting is already active in this process")
-    chat_many, solve_one = LLM.chat_many, runner._solve_one
+class PublishedDrafts:
+    """The drafts of re-run episodes of the published records `published` (by task id), for `run(..., drafts=)`: a
+    task's `llm.drafting.EpisodeDrafts` of its published replies, its calls counted in `tally`."""
+    def __init__(self, published: dict[str, dict], tally: DraftTally | None = None):
+        self.published, self.tally = published, DraftTally() if tally is None else tally
 
-    def drafted_chat_many(self, conversations, *, drafts=None, **kw):
-        state = getattr(_episode, "state", None)
-        if state is None or drafts is not None: return chat_many(self, conversations, drafts=drafts, **kw)
-        replies, seen = state
-        role = kw.get("role", "agent")
-        k, mine = seen[role], replies.get(role, [])
-        seen[role] += 1
-        draft = mine[k] if k < len(mine) else None
-        one = draft is not None and len(conversations) == 1
-        out = chat_many(self, conversations, drafts=[draft] if one else None, **kw)
-        for comps in out:
-            stats = getattr(comps[0], "draft", None) if comps else None
-            tally.add(stats, None if stats is not None else undrafted_reason(kw, len(conversations), comps[0], draft))
-        return out
-
-    def solve_in_episode(cfg, b, task, *a, **k):
-        with episode_drafts(published.get(task.id)): return solve_one(cfg, b, task, *a, **k)
-
-    LLM.chat_many, runner._solve_one = drafted_chat_many, solve_in_episode
-    try: yield tally
-    finally:
-        LLM.chat_many, runner._solve_one = chat_many, solve_one
-        _active.release()
+    def __call__(self, task_id: str) -> EpisodeDrafts | None:
+        rec = self.published.get(task_id)
+        return None if rec is None else EpisodeDrafts(published_replies(rec), self.tally.add)
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #529061d7
 def packed_episodes(packed, task_ids, dest) -> "Path":

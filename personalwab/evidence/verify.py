@@ -18,7 +18,7 @@ __all__ = ['SCORE_TOLERANCE', 'CLOCK_ERRORS', 'verification_sample', 'rotating_t
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
-from .drafts import DraftTally, drafting
+from .drafts import PublishedDrafts
 from .models import published_recommender
 from ..core.config import torch_threads
 from .plan import PublishedPlan, plan_runs
@@ -33,15 +33,24 @@ from ..env.track import track_spec
 
 # %% ../../nbs/evidence/38e_verify.ipynb #0f82131b
 def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 0,
-                        types: Iterable[str] | None = None) -> list[str]:
+                        types: Iterable[str] | None = None, budget_s: float | None = None) -> list[str]:
     """Task ids to re-run from a published run's `records`: `per_type` of each task type (of `types` only, when given),
-    by a seeded hash (the same on every machine), in record order."""
+    by a seeded hash (the same on every machine), in record order. `budget_s`: then more, one of each type in turn,
+    while the sample's published seconds (`wall_s`) stay within it (None or 0: `per_type` of each type only)."""
     recs, only = list(records), set(types) if types is not None else None
     by: dict[str, set] = {}
     for r in recs:
         if only is None or r.get("type") in only: by.setdefault(r.get("type"), set()).add(r["task_id"])
     key = lambda t: hashlib.sha256(f"{seed}|{t}".encode()).hexdigest()
-    pick = {t for ids in by.values() for t in sorted(ids, key=key)[:per_type]}
+    order = {ty: sorted(ids, key=key) for ty, ids in by.items()}
+    pick = {t for ids in order.values() for t in ids[:per_type]}
+    if budget_s:
+        secs = {r["task_id"]: float(r.get("wall_s") or 0) for r in recs}
+        total, rows = sum(secs[t] for t in pick), [order[ty] for ty in sorted(order, key=str)]
+        turns = [ids[k] for k in range(per_type, max(map(len, rows), default=0)) for ids in rows if k < len(ids)]
+        for t in turns:                      # the first task that does not fit ends the sample: no bias to short ones
+            if total + secs[t] > budget_s: break
+            pick.add(t); total += secs[t]
     return list(dict.fromkeys(r["task_id"] for r in recs if r["task_id"] in pick))
 
 # %% ../../nbs/evidence/38e_verify.ipynb #67bcb85a
@@ -137,14 +146,15 @@ def torch_threads_of(workers: int, cores: int | None = None) -> int:
 # %% ../../nbs/evidence/38e_verify.ipynb #cee3bc24
 def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
                seed: int = 0, progress: bool = False, types: Iterable[str] | None = None,
-               threads: int | None = None, drafts: bool = False) -> RunCheck:
+               threads: int | None = None, drafts: bool = False, budget_s: float | None = None) -> RunCheck:
     """Re-run `per_type` tasks of each type (of `types` only, when given) of the published run `packed`
     (`.../runs/<name>/`)
     with `cfg` (its plan config) in `scratch`. `threads`: one episode at a time with this many torch threads (a stand-in
     for another machine: a sum split over other threads is added in another order); else as the run's `workers` say.
     `drafts`: each model call gets its published reply as a draft (`evidence.drafts`): the same answers, sooner.
     Inside an `executing` block of Ray (`make reproduce REPRODUCE_ARGS="--executor ray"`) the episodes are Ray tasks of
-    the executor's torch threads each (`threads` is then the executor's); drafts need the local executor."""
+    the executor's torch threads each (`threads` is then the executor's); drafts need the local executor.
+    `budget_s`: a larger sample, within that many published seconds (`verification_sample`)."""
     import tempfile
     from personalwab.run.runner import run
     packed = Path(packed); meta = read_json(packed/"run.json", "published run")
@@ -158,7 +168,7 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
                      f"settings or code)")
         return chk
     pub = {r["task_id"]: r for r in read_records_gz(packed/"records.jsonl.gz") if r.get("trial", 0) == 0}
-    ids = verification_sample(pub.values(), per_type, seed, types)
+    ids = verification_sample(pub.values(), per_type, seed, types, budget_s)
     if not ids: return chk
     scratch = Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-verify-"))
     ex = current_executor()
@@ -166,16 +176,16 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
         raise ValueError("drafts are given to the model of this process: they need the local executor")
     sample = cfg.model_copy(update={"task_ids": ids, "limit": None, "trials": 1} | ({"workers": 1} if threads else {}))
     chk.threads_now = ex.threads if ex is not None else threads or torch_threads_of(sample.workers)
-    tally = DraftTally() if drafts else None            # one worker: the runner leaves the threads as set here
+    given = PublishedDrafts({t: pub[t] for t in ids}) if drafts else None   # the runner's drafts of each episode
     def rerun():
         if cfg.env_params.get("interface") == "web":         # a web run: its pages, its driver, paths from the checkout
             from personalwab.core.config import repo_root
             from personalwab.web.run import run_web
             with contextlib.chdir(repo_root()):
                 return run_web(sample, scratch.resolve(), driver=cfg.env_params.get("driver", "inprocess"),
-                               progress=progress)
-        return run(sample, out_dir=scratch, progress=progress, agent_factory=factory)
-    with torch_threads(threads), drafting({t: pub[t] for t in ids}, tally) if drafts else contextlib.nullcontext():
+                               progress=progress, drafts=given)
+        return run(sample, out_dir=scratch, progress=progress, agent_factory=factory, drafts=given)
+    with torch_threads(threads):                         # one worker: the runner leaves the threads as set here
         now = {x["task_id"]: x for x in rerun().results.to_dict("records") if x["task_id"] in pub}
         if cut := [t for t, e in rerun_errors(now).items() if e in CLOCK_ERRORS]:   # the clock, not the model: resume
             chk.retried = len(cut)                                                 # once, which computes those again
@@ -186,7 +196,8 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
     chk.seconds_published = _median(pub[t].get("wall_s") for t in now)
     chk.seconds_now = _median(x.get("wall_s") for x in now.values())
     chk.cached = cached_calls(now.values())
-    if tally is not None:
+    if given is not None:
+        tally = given.tally
         chk.draft_calls, chk.draft_tokens, chk.draft_accepted = tally.drafted, tally.tokens, tally.accepted
         chk.undrafted = tally.undrafted_text() or None
     if chk.cached:
@@ -196,23 +207,25 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
 
 # %% ../../nbs/evidence/38e_verify.ipynb #ff6c570e
 def sample_episode_seconds(packed: str | Path, per_type: int = 1, seed: int = 0,
-                           types: Iterable[str] | None = None) -> list[float]:
+                           types: Iterable[str] | None = None, budget_s: float | None = None) -> list[float]:
     """The published seconds of each episode `verify_run` re-runs from the published run `packed`, in sample order
     (none without records)."""
     gz = Path(packed)/"records.jsonl.gz"
     if not gz.exists(): return []
     pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
-    return [float(pub[t].get("wall_s") or 0) for t in verification_sample(pub.values(), per_type, seed, types)]
+    ids = verification_sample(pub.values(), per_type, seed, types, budget_s)
+    return [float(pub[t].get("wall_s") or 0) for t in ids]
 
-def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None) -> float:
+def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None,
+                   budget_s: float | None = None) -> float:
     """The published seconds of the episodes `verify_run` re-runs from the published run `packed` (0 without records):
     how long its verification takes, to schedule the longest first."""
-    return sum(sample_episode_seconds(packed, per_type, seed, types))
+    return sum(sample_episode_seconds(packed, per_type, seed, types, budget_s))
 
 # %% ../../nbs/evidence/38e_verify.ipynb #5b46bbe4
 def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Path | None = None, per_type: int = 1,
               types: Iterable[str] | None = None, threads: int | None = None,
-              drafts: bool = False) -> tuple[RunCheck, float]:
+              drafts: bool = False, budget_s: float | None = None) -> tuple[RunCheck, float]:
     """`verify_run` with the response cache off (the models answer now), and its seconds; an error becomes the
     check's `error`, not an exception (one run that cannot be verified does not stop the others)."""
     from fastcore.xtras import modified_env
@@ -220,7 +233,7 @@ def check_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | Pa
     try:
         with modified_env(PERSONALWAB_LLM_CACHE="0"):
             chk = verify_run(packed, key, cfg, factory, scratch, per_type, types=types, threads=threads,
-                             drafts=drafts)
+                             drafts=drafts, budget_s=budget_s)
     except Exception as e:
         chk = RunCheck(cfg.name, key, error=f"{type(e).__name__}: {e}", checked_on=processor_name())
     return chk, time.perf_counter() - t0
@@ -238,17 +251,19 @@ def _result(fut, name: str, key: str) -> tuple[RunCheck, float]:
 def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratch: str | Path | None = None,
                      per_type: int = 1, puma: dict | None = None, out: str | Path | None = None,
                      names: Iterable[str] | None = None, multi_types: int = 2, threads: int | None = None,
-                     processes: int = 1, drafts: bool = False, log=print) -> "pd.DataFrame":
+                     processes: int = 1, drafts: bool = False, budget_s: float | None = None,
+                     log=print) -> "pd.DataFrame":
     """Re-run a stratified sample of every published run of `plan` (see `verify_run`), the response cache off; one row
     per run, in the plan's order.
     A multi-turn run re-runs `multi_types` types only, rotating along the plan's multi-turn runs (`plan_samples`).
     `threads`: every episode alone with this many torch threads (`verify_run`). `processes`: runs verified at a time,
     each in a process of its own, the longest sample (`sample_seconds`) first. `drafts`: the model calls get their
-    published replies as drafts (`verify_run`; off by default). Inside an `executing` block of Ray the runs are verified
-    one after another, each one's episodes spread over the cluster."""
+    published replies as drafts (`verify_run`; off by default). `budget_s`: each run's sample grows within that many
+    published seconds (`verification_sample`; None: the default sample). Inside an `executing` block of Ray the runs are
+    verified one after another, each one's episodes spread over the cluster."""
     import pandas as pd
     root, want = (Path(dest) if dest else results_dir())/"runs", set(names) if names is not None else None
-    jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads, drafts)
+    jobs = {key: (root/cfg.name, key, cfg, factory, scratch, per_type, types, threads, drafts, budget_s)
             for key, (cfg, factory, types) in plan_samples(plan, puma, multi_types).items()
             if (root/cfg.name/"run.json").exists() and (want is None or cfg.name in want)}
     def said(chk, s):
@@ -258,7 +273,8 @@ def verify_published(plan: PublishedPlan, dest: str | Path | None = None, scratc
     if processes > 1 and len(jobs) > 1 and current_executor() is None:     # on Ray, the cluster is the parallelism
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
-        order = sorted(jobs, key=lambda k: -sample_seconds(jobs[k][0], per_type, types=jobs[k][6]))
+        order = sorted(jobs, key=lambda k: -sample_seconds(jobs[k][0], per_type, types=jobs[k][6],
+                                                           budget_s=budget_s))
         with ProcessPoolExecutor(min(processes, len(jobs)), mp_context=mp.get_context("spawn")) as ex:
             futs = {ex.submit(check_run, *jobs[k]): k for k in order}
             checks = {futs[f]: said(*_result(f, jobs[futs[f]][2].name, futs[f])) for f in as_completed(futs)}
@@ -363,7 +379,8 @@ def verification_markdown(df: "pd.DataFrame") -> str:
 
 # %% ../../nbs/evidence/38e_verify.ipynb #c2c96217
 def verification_estimate(plan: PublishedPlan, dest: str | Path | None = None, runs: str | Path | None = None,
-                          per_type: int = 1, multi_types: int = 2, puma: dict | None = None) -> "pd.DataFrame":
+                          per_type: int = 1, multi_types: int = 2, puma: dict | None = None,
+                          budget_s: float | None = None) -> "pd.DataFrame":
     """Per run of `plan`: the tasks `verify_published` re-runs once the run is published, and their seconds: the
     sample's
     own published seconds for a finished run (`source` "published"), else the sample's size times the run's estimated
@@ -375,9 +392,9 @@ def verification_estimate(plan: PublishedPlan, dest: str | Path | None = None, r
     for key, (cfg, _, types) in plan_samples(plan, puma, multi_types).items():
         n, gz = per_type * len(types or TASK_TYPES), root/cfg.name/"records.jsonl.gz"
         pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0} if gz.exists() else {}
-        ids = verification_sample(pub.values(), per_type, types=types)
-        if len(pub) >= prog.planned[key] and len(ids) == n:
-            rows.append({"run": key, "name": cfg.name, "tasks": n,
+        ids = verification_sample(pub.values(), per_type, types=types, budget_s=budget_s)
+        if len(pub) >= prog.planned[key] and len(ids) >= n:
+            rows.append({"run": key, "name": cfg.name, "tasks": len(ids),
                          "seconds": sum(float(pub[t].get("wall_s") or 0) for t in ids), "source": "published"})
         else:
             rows.append({"run": key, "name": cfg.name, "tasks": n, "seconds": n * prog.task_s[key],

@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 from .cache import ResponseCache, cache_key, default_cache
 from ..core.encoding import encodable
 from ..core.config import DEFAULT_LLM
+from .drafting import active_drafts
 
 # %% auto #0
 __all__ = ['ROLES', 'PRICES', 'USAGE_LOG', 'GEN_PARAMS', 'BACKENDS', 'ToolCall', 'Usage', 'Completion', 'price_table',
@@ -200,7 +201,10 @@ class LLM:
                   num_beams: int = 1, constrained: bool = False, guide=None,
                   drafts: list | None = None) -> list[list[Completion]]:
         """`chat` for a batch of conversations sharing the parameters (batched on local backends); `drafts`: one per
-        conversation."""
+        conversation (none given: those of the episode's drafts active in this thread, `llm.drafting`, if any)."""
+        if drafts is None and (book := active_drafts()) is not None:
+            return book.chat_many(self, conversations, tools=tools, n=n, temperature=temperature, max_tokens=max_tokens,
+                                  role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide)
         params = dict(n=int(n), temperature=float(temperature), max_tokens=int(max_tokens), seed=int(seed),
                       num_beams=int(num_beams), constrained=bool(constrained))
         # in the key only when given: unguided keys are what they were

@@ -6,13 +6,13 @@
 from __future__ import annotations
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 import torch
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 # %% auto #0
-__all__ = ['NEAR_TIE', 'top2_gap', 'draft_ids', 'DraftStats', 'Drafted', 'TieWatch', 'StopOnTie', 'drafted_generate',
-           'logit_drift']
+__all__ = ['NEAR_TIE', 'top2_gap', 'draft_ids', 'text_redraft', 'DraftStats', 'Drafted', 'TieWatch', 'StopOnTie',
+           'drafted_generate', 'logit_drift']
 
 # %% ../../nbs/llm/16_draft.ipynb #1592103f
 NEAR_TIE = 1e-3   # fp32 logits; measured drift between one pass and step-by-step decoding: at most 1.32e-4
@@ -29,15 +29,28 @@ def draft_ids(tok, draft: str | Sequence[int]) -> list[int]:
         return tok(draft, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
     return [int(x) for x in draft]
 
+# %% ../../nbs/llm/16_draft.ipynb #c6aaba38
+def text_redraft(tok, text: str) -> Callable[[list[int]], list[int] | None]:
+    """For a draft given as `text`: reply token ids -> the tokens (then EOS) of what `text` has left after their text
+    (leading whitespace aside), or None when their text does not begin `text`."""
+    text = text.lstrip()
+    def redraft(ids: list[int]) -> list[int] | None:
+        done = tok.decode(ids, skip_special_tokens=True).lstrip()
+        if not text.startswith(done): return None
+        return tok(text[len(done):], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    return redraft
+
 # %% ../../nbs/llm/16_draft.ipynb #a2228eb6
 @dataclass
 class DraftStats:
     """How a drafted decode went: the draft's length (cut to `max_tokens`), how many of its tokens the one pass
-    accepted, the near ties met where logits were not the plain ones, and whether one sent it back to plain decoding."""
+    accepted (at most its length), the near ties met where logits were not the plain ones, whether one sent it back to
+    plain decoding, and the passes over a text draft tokenized again (`redraft`)."""
     draft_len: int
     accepted: int = 0
     near_ties: int = 0
     replayed: bool = False
+    redrafts: int = 0
 
 # %% ../../nbs/llm/16_draft.ipynb #72134a05
 @dataclass
@@ -82,28 +95,45 @@ def _ends(seq: torch.Tensor, eos: set[int], criteria) -> bool:
     "Whether plain greedy decoding stops after the last token of `seq` ([1, len])."
     return int(seq[0, -1]) in eos or (criteria is not None and bool(criteria(seq, None).any()))
 
+# %% ../../nbs/llm/16_draft.ipynb #19d08392
+def _processed(procs: LogitsProcessorList, prefix: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """The scores greedy decoding chooses from after `prefix` ([1, len]) given the next token's `logits`: copied to
+    fp32 and passed through `procs` as `model.generate` passes them (a processor's mask depends on the prefix)."""
+    scores = logits[None].to(copy=True, dtype=torch.float32)
+    return (procs(prefix, scores) if procs else scores)[0]
+
 # %% ../../nbs/llm/16_draft.ipynb #d82f247d
 def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, past_key_values=None,
-                     tol: float = NEAR_TIE, max_new_tokens: int, eos_token_id, stopping_criteria=None,
-                     max_time: float | None = None, **kw) -> Drafted:
+                     tol: float = NEAR_TIE, max_new_tokens: int, eos_token_id, logits_processor=None,
+                     stopping_criteria=None, max_time: float | None = None,
+                     redraft: Callable[[list[int]], list[int] | None] | None = None, max_redrafts: int = 4,
+                     **kw) -> Drafted:
     """Greedy decoding of `input_ids` ([1, L]; `past_key_values`: a cache of its first tokens, as `generate` takes)
     that accepts the longest prefix of `draft` which greedy decoding would produce, checked in one pass; the tokens of
-    plain greedy `model.generate`."""
-    if kw.get("logits_processor") or kw.get("do_sample") or kw.get("num_beams", 1) != 1:
-        raise ValueError("a drafted decode is greedy and unconstrained (no sampling, beams or logits processor)")
-    kw = {k: v for k, v in kw.items() if k not in ("do_sample", "num_beams", "logits_processor")}
+    plain greedy `model.generate`, under its `logits_processor` (constrained or guided answers) if given. `redraft`:
+    reply ids -> the draft's tokens after them (`text_redraft`), asked where the model writes the draft's text in
+    other tokens, at most `max_redrafts` times."""
+    if kw.get("do_sample") or kw.get("num_beams", 1) != 1:
+        raise ValueError("a drafted decode is greedy (no sampling or beams)")
+    kw = {k: v for k, v in kw.items() if k not in ("do_sample", "num_beams")}
     start, L, config = time.perf_counter(), input_ids.shape[1], model.config
     eos = {eos_token_id} if isinstance(eos_token_id, int) else set(eos_token_id)
+    procs = LogitsProcessorList(logits_processor or [])
     d = [int(x) for x in draft][:max_new_tokens]
     stats = DraftStats(len(d))
 
     def generate(ids, past, n, watch=None):
         crit = StoppingCriteriaList([*(stopping_criteria or []), *([StopOnTie(watch)] if watch else [])])
-        more = dict(logits_processor=LogitsProcessorList([watch])) if watch else {}
+        lp = LogitsProcessorList([*procs, *([watch] if watch else [])])   # the watch sees the processed scores
+        more = dict(logits_processor=lp) if lp else {}
         if max_time: more["max_time"] = max(max_time - (time.perf_counter() - start), 1e-3)
         return model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                               max_new_tokens=n, eos_token_id=eos_token_id, stopping_criteria=crit,
                               do_sample=False, num_beams=1, return_dict_in_generate=True, **more, **kw)
+
+    def again(cur):                                          # the draft's tokens after the reply so far, if any
+        if redraft is None or stats.redrafts >= max_redrafts: return None
+        return redraft(cur[0, L:].tolist())
 
     first = generate(input_ids, past_key_values, 1)          # 1. the prompt, read as plain decoding reads it
     seq, exact = first.sequences, [(l.keys, l.values) for l in first.past_key_values.layers]
@@ -111,18 +141,29 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
         if _ends(seq, eos, stopping_criteria) or max_new_tokens == 1: return first.sequences, first.past_key_values
         out = generate(seq, _cache_of(exact, config), max_new_tokens - 1)
         return out.sequences, out.past_key_values
-    if not d or d[0] != int(seq[0, L]) or _ends(seq, eos, stopping_criteria) or max_new_tokens == 1:
-        stats.accepted = int(bool(d) and d[0] == int(seq[0, L]))
+    t0 = int(seq[0, L])
+    if d and d[0] != t0 and not _ends(seq, eos, stopping_criteria) and (rest := again(seq)) is not None:
+        d, stats.redrafts = [t0] + rest, 1                   # the first token writes the draft's text otherwise
+    if not d or d[0] != t0 or _ends(seq, eos, stopping_criteria) or max_new_tokens == 1:
+        stats.accepted = int(bool(d) and d[0] == t0)
         return Drafted(*plain(), L, stats)
-    cache = first.past_key_values                            # 2. one pass over the draft
-    logits = model(input_ids=seq.new_tensor([d]), past_key_values=cache, use_cache=True).logits[0]
-    gaps, best = top2_gap(logits), logits.argmax(-1)
-    j, cur, tie = 1, seq, False
-    while j < len(d) and j < max_new_tokens and not _ends(cur, eos, stopping_criteria):
-        if gaps[j - 1] <= tol: tie = True; break
-        if int(best[j - 1]) != d[j]: break
-        cur = torch.cat([cur, cur.new_tensor([[d[j]]])], 1); j += 1
-    stats.accepted = j
+    cache = first.past_key_values                            # 2. passes over the draft: d[0] is the last token of cur
+    j, cur, tie = 1, seq, False                              # j: the reply tokens decided, cur: prompt and them
+    while True:
+        logits = model(input_ids=seq.new_tensor([d]), past_key_values=cache, use_cache=True).logits[0]
+        i, own = 1, None
+        while i < len(d) and j < max_new_tokens and not _ends(cur, eos, stopping_criteria):
+            scores = _processed(procs, cur, logits[i - 1])   # as `generate` would score the token after `cur`
+            if top2_gap(scores) <= tol: tie = True; break
+            if (b := int(scores.argmax())) != d[i]: own = b; break
+            cur = torch.cat([cur, cur.new_tensor([[d[i]]])], 1); i += 1; j += 1
+        if tie or own is None: break
+        nxt = torch.cat([cur, cur.new_tensor([[own]])], 1)   # the model's own token, by a clear margin
+        if j + 1 >= max_new_tokens or _ends(nxt, eos, stopping_criteria) or (rest := again(nxt)) is None: break
+        cur, j, d = nxt, j + 1, [own] + rest                 # its text follows the draft's: one more pass on the rest
+        cache = _cache_of([(l.keys, l.values) for l in cache.layers], config, L + j - 1)
+        stats.redrafts += 1
+    stats.accepted = min(j, stats.draft_len)
     if not tie:
         # 3. the last accepted token is read again by a one-token step
         cache = _cache_of([(l.keys, l.values) for l in cache.layers], config, L + j - 1)

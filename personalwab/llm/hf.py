@@ -10,7 +10,7 @@ from typing import Any
 from ..core.config import cache_dir, offline
 from .base import LLM, Completion, ToolCall, Usage
 from .cache import build_once
-from .draft import drafted_generate, draft_ids
+from .draft import drafted_generate, draft_ids, text_redraft
 from .toolcalls import (with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint,
                                        CallComplete, call_text)
 
@@ -356,16 +356,17 @@ class HFLLM(LLM):
         with TOKENIZE_LOCK: ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"].to(self.device)
         L = ids.shape[1]
         kw = self._generation_kwargs(tok, p, L, context_window_of(model.config, tok), tools)
-        # an expected answer (`chat(draft=...)`) is checked in one pass when decoding is greedy, unconstrained, fp32
+        # an expected answer (`chat(draft=...)`) is checked in one pass when decoding is greedy and fp32 (constrained
+        # and guided answers too: the draft pass scores each position under the same logits processors)
         draft = (p.get("drafts") or [None])[0]
-        drafted = (draft is not None and not samples(p) and "logits_processor" not in kw
-                   and DTYPES[self.dtype] == torch.float32)
+        drafted = draft is not None and not samples(p) and DTYPES[self.dtype] == torch.float32
         with sampling_lock(lock, p):
             if samples(p): torch.manual_seed(p["seed"])
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
-                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw)
+                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw,
+                                                   redraft=text_redraft(tok, draft) if isinstance(draft, str) else None)
                 else: out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                                            return_dict_in_generate=True, **kw)
             dt = time.perf_counter() - t0

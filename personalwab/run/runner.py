@@ -30,6 +30,7 @@ from ..core.config import UsageError
 from .records import UnwritableRecord, episode_record, error_record, load_results, task_seed, _now
 from .folder import RunDir, TaskRecord
 from .executor import current_executor
+from ..llm.drafting import using_drafts
 
 # %% ../../nbs/run/30_runner.ipynb #ed036243
 # Scripts written against earlier versions import these from the runner (`from personalwab.run.runner import RunConfig,
@@ -105,9 +106,11 @@ def timed_out_calls(ep) -> int:
     return sum(bool((u.to_dict() if hasattr(u, "to_dict") else dict(u)).get("timed_out")) for u in usage or [])
 
 # %% ../../nbs/run/30_runner.ipynb #707df78d
-def _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built, worker: str | None = None) -> dict:
+def _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built, worker: str | None = None,
+          drafts: Callable | None = None) -> dict:
     """Run one (task, trial) with the environment and agent of `local` (built at its first task); its record, an error
-    record if it failed. `worker`: the name it records (default: the thread's)."""
+    record if it failed. `worker`: the name it records (default: the thread's). `drafts`: task id -> the episode's
+    expected replies (`llm.drafting.EpisodeDrafts`), active while the agent solves."""
     seed, started, t0 = task_seed(cfg.seed, task.id, trial), _now(), time.perf_counter()
     worker = worker or threading.current_thread().name
     try:
@@ -117,7 +120,8 @@ def _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built
             built.append(local.agent)
         # the task's own generator; the global `random` is never touched from a worker
         local.env.rng = random.Random(seed)
-        ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.agents.methods)
+        with using_drafts(drafts(task.id)) if drafts is not None else contextlib.nullcontext():
+            ep = local.agent.solve(local.env, task, seed=seed)   # the WebAgent protocol (personalwab.agents.methods)
         if n := timed_out_calls(ep):                         # an answer the clock cut: not the model's, so not a result
             raise EpisodeTimedOut(f"{n} model call(s) cut at the backend's wall-clock bound (max_time_s): the machine "
                                   f"was too "
@@ -129,10 +133,12 @@ def _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built
                             wall_s=time.perf_counter() - t0, track=cfg.track, worker=worker)
 
 # %% ../../nbs/run/30_runner.ipynb #b661a166
-def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built) -> TaskRecord:
-    "Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the write."
+def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, rd: RunDir, built,
+               drafts: Callable | None = None) -> TaskRecord:
+    """Run one (task, trial) in a worker thread and hand its record to `rd`; raises only when the disk refuses the
+    write. `drafts`: as `_play`'s."""
     t0 = time.perf_counter()
-    rec = _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built)
+    rec = _play(cfg, b, task, trial, attempt, local, agent_factory, env_factory, built, drafts=drafts)
     try: return rd.append(rec)
     except UnwritableRecord as e:      # the task's record cannot be serialised: record that instead (retried on resume)
         return rd.append(error_record(task, e, trial=trial, seed=rec["seed"], attempt=attempt, started=rec["started"],
@@ -203,17 +209,17 @@ def as_finished(futs, poll: float = 0.2):
 
 # %% ../../nbs/run/30_runner.ipynb #72500291
 def _play_here(cfg, b, todo, rd: RunDir, agent_factory, env_factory, res: Resources, proto: dict,
-               step: Callable) -> tuple[int, KeyboardInterrupt | None]:
+               step: Callable, drafts: Callable | None = None) -> tuple[int, KeyboardInterrupt | None]:
     """Play the (task, trial) pairs `todo` in `cfg.workers` worker threads of this process, each handing its record to
-    `rd` (`step` counts it); (errors, the stop that ended it early or None)."""
+    `rd` (`step` counts it); (errors, the stop that ended it early or None). `drafts`: as `_play`'s."""
     af, ef = (agent_factory or default_agent_factory, env_factory
               or functools.partial(default_env_factory, resources=res))
     local, built, n_err, stopped = threading.local(), [], 0, None
     with torch_threads(worker_torch_threads(cfg.workers)):
         pool = ThreadPoolExecutor(max_workers=cfg.workers, thread_name_prefix="worker")
         try:
-            futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built)
-                    for t, i in todo]
+            futs = [pool.submit(_solve_one, cfg, b, t, i, rd.attempts((t.id, i)) + 1, local, af, ef, rd, built,
+                                drafts) for t, i in todo]
             for fut in as_finished(futs):
                 rec = fut.result(); n_err += not rec.ok; step(rec)
         except KeyboardInterrupt as e:                 # Ctrl-C / SIGTERM: stop now, do not wait for running tasks
@@ -251,12 +257,15 @@ def _play_elsewhere(ex, cfg, b, todo, rd: RunDir, agent_factory, env_factory, pr
 # %% ../../nbs/run/30_runner.ipynb #275d3b78
 def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True,
         agent_factory: Callable | None = None, env_factory: Callable | None = None,
-        benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True) -> RunResult:
+        benchmark: Benchmark | None = None, resources: Resources | None = None, compute: bool = True,
+        drafts: Callable | None = None) -> RunResult:
     """Run (or resume) `cfg` in `<out_dir>/<method>-<track>-<hash8>/` (a `RunDir`); the environments take their parts
     from `resources` (default: `Resources(b)`). The episodes are played by this process's worker threads, or, inside an
     `executing` block, by its executor (Ray).
     With `compute=False` nothing is run: the result is what the folder already holds (e.g. restored published runs), its
-    other tasks `missing`."""
+    other tasks `missing`. `drafts`: task id -> the episode's expected replies (`llm.drafting.EpisodeDrafts`, or None),
+    the drafts of its model calls: the same answers, decoded sooner (a re-run of recorded episodes; this process's
+    worker threads only)."""
     if agent_factory is None: check_names(cfg)             # before anything is loaded or created
     b = benchmark if benchmark is not None else load_data(cfg.data, progress=progress)
     try: tasks = select_tasks(b, cfg)
@@ -264,6 +273,8 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
     wanted = [(t, i) for i in range(cfg.trials) for t in tasks]
     res = resources if resources is not None else Resources(b)
     ex = current_executor()                   # None: this process's worker threads; else e.g. Ray (`run.executor`)
+    if ex is not None and drafts is not None:
+        raise UsageError("drafts are given to the model of this process: they need the local executor")
     # protocol_info: what the scores mean (env.json, summary.json); not in the run hash. It names the recommender that
     # grades the run: at once where the package ships it, else once a task trained or loaded it (then in summary.json)
     proto = protocol_info(b, res.recommender_identity())
@@ -277,7 +288,8 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
         def step(rec: TaskRecord):
             tally.add(rec); bar.set_postfix(tally.postfix(), refresh=False); bar.update(1)
         try:
-            if ex is None: n_err, stopped = _play_here(cfg, b, todo, rd, agent_factory, env_factory, res, proto, step)
+            if ex is None: n_err, stopped = _play_here(cfg, b, todo, rd, agent_factory, env_factory, res, proto, step,
+                                                  drafts)
             else: n_err, stopped = _play_elsewhere(ex, cfg, b, todo, rd, agent_factory, env_factory, proto, step)
         finally: bar.close()
     if stopped is not None:

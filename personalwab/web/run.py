@@ -138,14 +138,16 @@ class WebEnvs:
 
 # %% ../../nbs/web/86_run.ipynb #3276a83c
 def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "inprocess", progress: bool = True,
-            benchmark: Benchmark | None = None, resources=None, keep_pages: bool = False, compute: bool = True, **web):
+            benchmark: Benchmark | None = None, resources=None, keep_pages: bool = False, compute: bool = True,
+            drafts=None, **web):
     """Run (or resume) `cfg` on the web track with `driver`, through the package's runner; the environments it built are
     closed when it ends.
     `keep_pages`: the records keep each page step's pruned DOM and, on Chromium, its screenshot (in the run folder's
     `shots/`);
     what is shown, not what is run: it is not part of the run's identity. `compute=False` runs nothing: the result is
     what the run
-    folder already holds (published runs restored), its other tasks `missing`, as the runner's."""
+    folder already holds (published runs restored), its other tasks `missing`, as the runner's. `drafts`: the episodes'
+    expected replies, as the runner's."""
     from personalwab.run.runner import run
     from personalwab.run.config import run_dir
     wcfg = web_config(cfg, driver, **web)
@@ -154,5 +156,5 @@ def run_web(cfg: RunConfig, out_dir: str | Path | None = None, driver: str = "in
                else None} if keep_pages else {}
     envs = WebEnvs(resources, **display)
     try: return run(wcfg, out_dir, progress=progress, agent_factory=web_agent_factory, env_factory=envs,
-                    benchmark=benchmark, resources=resources, compute=compute)
+                    benchmark=benchmark, resources=resources, compute=compute, drafts=drafts)
     finally: envs.close()
