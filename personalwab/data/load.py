@@ -4,9 +4,8 @@
 
 # %% ../../nbs/data/05_load.ipynb #3664eea1
 from __future__ import annotations
-import hashlib, inspect, json, os, shutil, time
+import hashlib, inspect, json, os
 from pathlib import Path
-from filelock import FileLock
 from ..core.config import data_dir
 from .schema import Benchmark, tiny_benchmark
 from . import catalog as _catalog, generate as _generate, templates as _templates, build as _build
@@ -46,18 +45,9 @@ def default_dir(**kw) -> Path:
 # %% ../../nbs/data/05_load.ipynb #91b76874
 def cached_default(progress: bool = True, rebuild: bool = False, **kw) -> Benchmark:
     """The default benchmark from its cache (loaded and audited by `load_official`), building and caching it first if
-    needed."""
-    d = default_dir(**kw); d.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(d) + ".lock"):
-        if rebuild and d.exists(): shutil.rmtree(d)
-        if not (d/"build.json").exists():
-            t0 = time.perf_counter()
-            b = default_benchmark(progress=progress, **kw)
-            tmp = d.with_name(d.name + ".tmp"); shutil.rmtree(tmp, ignore_errors=True)
-            _official().write_official(b, tmp, indent=None)
-            (tmp/"build.json").write_text(json.dumps({"config": DEFAULT | kw, "key": cache_key(**kw),
-                                                      "build_s": round(time.perf_counter() - t0, 2)}, indent=1))
-            os.replace(tmp, d)
+    needed (`official.cache_benchmark`)."""
+    d = _official().cache_benchmark(default_dir(**kw), lambda: default_benchmark(progress=progress, **kw),
+                                    {"config": DEFAULT | kw, "key": cache_key(**kw)}, rebuild=rebuild)
     # read back: what every later call gets, audited
     return _official().load_official(d, name="default", progress=progress)
 

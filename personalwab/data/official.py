@@ -16,7 +16,7 @@ from .audit import audit as audit_benchmark, check_profile_ids, raise_errors
 # %% auto #0
 __all__ = ['PROFILES', 'INSTRUCTIONS', 'HISTORY', 'PRODUCTS', 'OFFICIAL_FILES', 'MAX_READ_DEPTH', 'official_dir', 'require_file',
            'find_files', 'read_json', 'load_profiles', 'real_profiles_path', 'load_official', 'write_json',
-           'write_official']
+           'write_official', 'cache_benchmark']
 
 # %% ../../nbs/data/02_official.ipynb #df9ed8e7
 PROFILES, INSTRUCTIONS = "user_profiles.json", "user_instructions.json"
@@ -318,3 +318,24 @@ def write_official(b: Benchmark, directory: str | Path, parts: int = 1, indent: 
     tasks = {s: [t.to_official() for t in ts] for s, ts in b.tasks.items()}
     return [write_json(d/PROFILES, profiles, indent), write_json(d/INSTRUCTIONS, tasks, indent),
             *_write_kind(d, PRODUCTS, products, parts, indent), *_write_kind(d, HISTORY, history, parts, indent)]
+
+# %% ../../nbs/data/02_official.ipynb #6d48ea1e
+def cache_benchmark(d: str | Path, make, meta: dict, rebuild: bool = False, extra=None) -> Path:
+    """The folder `d` holding the benchmark `make()` in official format, built and written first unless its `build.json`
+    exists (`rebuild`: again); `meta` goes into `build.json` with the seconds the build took, `extra(b, seconds)` gives
+    more files to write beside it ({name: text}). Locked, written into a temporary folder and renamed into place."""
+    import shutil, time
+    from filelock import FileLock
+    d = Path(d); d.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(d) + ".lock"):
+        if rebuild and d.exists(): shutil.rmtree(d)
+        if not (d/"build.json").exists():
+            t0 = time.perf_counter()
+            b = make()
+            tmp = d.with_name(d.name + ".tmp"); shutil.rmtree(tmp, ignore_errors=True)
+            write_official(b, tmp, indent=None)
+            secs = round(time.perf_counter() - t0, 2)
+            for name, text in (extra(b, secs) if extra else {}).items(): (tmp/name).write_text(text, encoding="utf-8")
+            (tmp/"build.json").write_text(json.dumps(meta | {"build_s": secs}, indent=1))
+            os.replace(tmp, d)
+    return d

@@ -4,11 +4,10 @@
 
 # %% ../../nbs/data/05a_papersize.ipynb #3325b102
 from __future__ import annotations
-import hashlib, inspect, json, os, shutil, time
+import hashlib, inspect, json
 from collections import Counter
 from pathlib import Path
 from typing import Mapping
-from filelock import FileLock
 from ..core.config import cache_dir
 from .schema import Benchmark, Task, TASK_TYPES
 from . import catalog as _catalog, generate as _generate, templates as _templates, build as _build
@@ -111,21 +110,13 @@ def card_text(b: Benchmark, config: dict, key: str, build_s: float) -> str:
 
 # %% ../../nbs/data/05a_papersize.ipynb #e923851f
 def cached_paper_size(progress: bool = True, rebuild: bool = False, **kw) -> Benchmark:
-    "The paper-size benchmark from its cache (loaded and audited by `load_official`), building and caching it first if needed."
+    """The paper-size benchmark from its cache (loaded and audited by `load_official`), building and caching it first if
+    needed, with its dataset card (`official.cache_benchmark`)."""
     from personalwab.data import official
-    d = paper_size_dir(**kw)
-    with FileLock(str(d) + ".lock"):
-        if rebuild and d.exists(): shutil.rmtree(d)
-        if not (d/"build.json").exists():
-            t0 = time.perf_counter()
-            b = paper_size_benchmark(progress=progress, **kw)
-            tmp = d.with_name(d.name + ".tmp"); shutil.rmtree(tmp, ignore_errors=True)
-            official.write_official(b, tmp, indent=None)
-            secs = round(time.perf_counter() - t0, 2)
-            (tmp/"README.md").write_text(card_text(b, PAPER_SIZE | kw, paper_size_key(**kw), secs), encoding="utf-8")
-            (tmp/"build.json").write_text(json.dumps({"config": PAPER_SIZE | kw, "key": paper_size_key(**kw),
-                                                      "build_s": secs}, indent=1))
-            os.replace(tmp, d)
+    key = paper_size_key(**kw)
+    d = official.cache_benchmark(paper_size_dir(**kw), lambda: paper_size_benchmark(progress=progress, **kw),
+                                 {"config": PAPER_SIZE | kw, "key": key}, rebuild=rebuild,
+                                 extra=lambda b, secs: {"README.md": card_text(b, PAPER_SIZE | kw, key, secs)})
     return official.load_official(d, name="paper-size", progress=progress)
 
 # %% ../../nbs/data/05a_papersize.ipynb #f67a33e9
