@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['submit_app', 'app', 'METHOD_HELP', 'runs_view_cli', 'rescore_cli', 'consistency_cli', 'view_cli', 'prepare_cli',
            'validate_cli', 'run_interface', 'run_cli', 'score_cli', 'build_index_cli', 'train_sasrec_cli',
-           'estimate_cli', 'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'unwrapped', 'unwrap_help']
+           'puma_stage_cli', 'serve_cli', 'shop_cli', 'main', 'methods_cli', 'unwrapped', 'unwrap_help']
 
 # %% ../nbs/90_cli.ipynb #526f9607
 import contextlib, inspect, json, os, sys, warnings
@@ -36,6 +36,8 @@ from .data.audit import checks_help
 from .core.config import DEFAULT_LLM
 from .commands.errors import EXIT_STATUSES, RUN_ERRORS, _fail, _Opt, cli_errors
 from .commands.publish import publish_app
+from .commands.estimate import estimate_cli
+
 
 # %% ../nbs/90_cli.ipynb #e11ee97d
 def runs_view_cli(paths: Annotated[list[Path], typer.Argument(help="run directories, results files, or folders of "
@@ -305,38 +307,6 @@ def train_sasrec_cli(data: Annotated[str, _Opt(help="benchmark: default | tiny |
     elif sasrec.shipped_sasrec(b) is not None:
         print("another configuration than the shipped model's (epochs/seed): runs and grading use the shipped model")
     for name, v in sasrec.evaluate_sasrec(b, ckpt).items(): print(f"{name}: {v}")
-
-# %% ../nbs/90_cli.ipynb #7fa3ed2f
-def estimate_cli(data: Annotated[str, _Opt(help="benchmark: paper-size | default | tiny | <official-format dir>")] = "paper-size",
-                 gpu_tokens_per_s: Annotated[Optional[float], _Opt(help="a GPU's throughput for the plan's model, in "
-                                                                        "tokens (prompt + completion) per second: adds "
-                                                                        "GPU-hours")] = None,
-                 keep_limits: Annotated[bool, _Opt(help="keep the plan's task limits (default: all test tasks)")] = False,
-                 plan: Annotated[Optional[Path], _Opt(help="the plan (default: configs/published.yaml)")] = None) -> pd.DataFrame:
-    """Estimate the published plan on a benchmark without calling a model: episodes, tokens and CPU-hours per run at the
-    per-episode costs measured in the published runs (results/runs), GPU-hours at --gpu-tokens-per-s."""
-    from personalwab.core.config import results_dir
-    from personalwab.evidence.plan import load_plan, plan_runs, trained_puma
-    from personalwab.evidence.runs import read_records_gz
-    with cli_errors("estimate"):
-        try: p = load_plan(plan)
-        except (ValueError, OSError) as e: raise UsageError(str(e)) from None
-        b = load_data(data, progress=False)
-        puma = trained_puma(p)
-        rows = {}
-        for key, (cfg, _) in plan_runs(p, puma).items():
-            packed = results_dir()/"runs"/cfg.name/"records.jsonl.gz"
-            measured = est_.episode_costs(read_records_gz(packed)) if packed.exists() else {"episodes": 0}
-            at = cfg.model_copy(update={"data": data, "task_ids": None} | ({} if keep_limits else {"limit": None}))
-            rows[key] = (cfg.track, len(select_tasks(b, at)) * cfg.trials, measured)
-        df = est_.scale_plan(rows, gpu_tokens_per_s)
-        est_.print_plan_estimate(df, f"the published plan ({len(df)} runs, {'its limits' if keep_limits else 'all test tasks'}) "
-                                     f"on {data} ({len(b.split('test')):,} test tasks), model {p.agent_llm}; per-episode "
-                                     f"costs measured in the published runs (no model called):", workers=p.workers)
-        if puma is None and "puma" in p.single_methods:
-            print("  not included: the runs of the trained PUMA model (Table 3's puma, Tables 5-6), whose pipeline is not "
-                  "trained here, nor PUMA's training")
-        return df
 
 # %% ../nbs/90_cli.ipynb #3f2e2346
 def puma_stage_cli(stage: Annotated[str, typer.Argument(help="prepare | sft | candidates | dpo | merge | all")],

@@ -158,8 +158,8 @@ def test_a_browsergym_agent_on_the_axtree_is_scored_as_the_project(parts, tmp_pa
     from personalwab.llm.base import get_llm
     from personalwab.run.protocol import grade
     from personalwab.web.browsergym import task_name
-    from personalwab.web.browsergym_agents import (browsergym_run_config, on_browsergym_thread,
-                                                   record_browsergym_episode, write_browsergym_run)
+    from personalwab.web.browsergym_agents import on_browsergym_thread
+    from personalwab.web.browsergym_runs import browsergym_run_config, record_browsergym_episode, write_browsergym_run
     b, res = parts
     shared(("llm", "smollm2"), lambda: get_llm("smollm2", cache=False))     # every answer computed, nothing cached on disk
     task = next(t for t in b.split("test") if t.type == "search")

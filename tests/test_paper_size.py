@@ -47,7 +47,7 @@ def test_check_data_passes(cache, capsys):
 
 
 def test_estimate_prints_the_plan(cache, capsys):
-    from personalwab.cli import estimate_cli
+    from personalwab.commands.estimate import estimate_cli
     df = estimate_cli(data="paper-size", gpu_tokens_per_s=2000)
     out = capsys.readouterr().out
     assert "on paper-size (2,174 test tasks)" in out and "GPU-hours" in out and "CPU-hours" in out

@@ -28,7 +28,7 @@ def env_args_class():
     class PersonalWABEnvArgs(EnvArgs):
         def make_env(self, action_mapping, exp_dir, exp_task_kwargs: dict = {}, use_raw_page_output=True):
             import personalwab.web.browsergym                      # registers every task, in this (worker) process
-            from personalwab.web.browsergym_agents import record_browsergym_episode
+            from personalwab.web.browsergym_runs import record_browsergym_episode
             env = super().make_env(action_mapping, exp_dir, exp_task_kwargs, use_raw_page_output)
             close, t0 = env.close, time.perf_counter()
             def close_and_record():
@@ -63,7 +63,7 @@ def main(argv=None):
     from browsergym.experiments.benchmark import Benchmark, HighLevelActionSetArgs
     from personalwab.llm.hf import smollm2_path
     from personalwab.web.browsergym import task_name
-    from personalwab.web.browsergym_agents import browsergym_run_config, write_browsergym_run
+    from personalwab.web.browsergym_runs import browsergym_run_config, write_browsergym_run
     out, ids = Path(a.out).resolve(), a.tasks.split(",")
     Env = env_args_class()
     envs = [Env(task_name=task_name(a.track, t), task_seed=0, max_steps=a.max_steps, headless=True) for t in ids]
