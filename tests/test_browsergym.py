@@ -5,6 +5,7 @@ track a BrowserGym agent's `send_msg_to_user` gets the simulated user's answer (
 Skipped only where no Chromium is installed."""
 import re, time
 import pytest
+from conftest import nothing_left_running
 from personalwab.web.drivers import chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browsergym"),
@@ -13,21 +14,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browsergym"),
 @pytest.fixture(scope="module")
 def bg():
     "The module (its tasks registered on import), the benchmark and its shared parts; afterwards nothing of ours left running."
-    import psutil
     from personalwab.env.resources import Resources
     from personalwab.run.config import load_data
     from personalwab.web import browsergym as bgm
-    me = psutil.Process()
-    def alive(): return {p.pid for p in me.children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE}
-    def listening(): return {c.laddr.port for c in me.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
-    procs, ports = alive(), listening()
-    b = load_data("default", progress=False)
-    yield bgm, b, Resources(b)
-    bgm.stop_playwright()
-    for _ in range(50):                  # the browsers' processes exit as they are closed: wait for them, not a timing
-        if alive() <= procs: break
-        time.sleep(0.1)
-    assert alive() <= procs and listening() <= ports
+    with nothing_left_running(bgm.stop_playwright):
+        b = load_data("default", progress=False)
+        yield bgm, b, Resources(b)
 
 def ax_bid(obs, role: str, name: str) -> str:
     "The bid of the element of `role` named `name` in BrowserGym's accessibility tree, read as a BrowserGym agent reads it."

@@ -11,6 +11,7 @@ the registered tasks, the project's scoring.
 Skipped only where no Chromium is installed."""
 import json, re, time
 import pytest
+from conftest import nothing_left_running
 from personalwab.web.drivers import chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browsergym"),
@@ -19,21 +20,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browsergym"),
 @pytest.fixture(scope="module")
 def parts():
     "The benchmark and its shared parts; afterwards BrowserGym's Playwright stopped and nothing of ours left running."
-    import psutil
     from personalwab.env.resources import Resources
     from personalwab.run.config import load_data
     from personalwab.web import browsergym_agents as bga
-    me = psutil.Process()
-    def alive(): return {p.pid for p in me.children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE}
-    def listening(): return {c.laddr.port for c in me.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
-    procs, ports = alive(), listening()
-    b = load_data("default", progress=False)
-    yield b, Resources(b)
-    bga.stop_browsergym()
-    for _ in range(50):                  # the browsers' processes exit as they are closed: wait for them, not a timing
-        if alive() <= procs: break
-        time.sleep(0.1)
-    assert alive() <= procs and listening() <= ports
+    with nothing_left_running(bga.stop_browsergym):
+        b = load_data("default", progress=False)
+        yield b, Resources(b)
 
 def trace(se, task):
     "Replay the gold of `task` step by step: what each step saw and did, up to the step that ends the task."
