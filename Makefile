@@ -59,11 +59,11 @@ test: $(STAMP) browser
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # REPRODUCE_ARGS: more options of tools/reproduce.py, e.g. "--threads 2" (the verification's episodes with other torch threads)
-# or "--processes 1" (published runs verified, and notebooks executed, one at a time; default two), or "--drafts" (the
-# verification's model calls get their published replies as drafts: the same answers, sooner; off by default), or
-# "--executor ray [--address HOST:PORT]" (the verification's episodes as Ray tasks: needs the ray extra, in .[all]), or
-# "--sample-budget 600" (a larger verification sample: each run's grows, one task of each type in turn, within 600
-# published seconds; absent or 0: one task per type, the default)
+# or "--processes 1" (published runs verified, and notebooks executed, one at a time; default two), or "--no-drafts" (the
+# verification's model calls decoded plainly; by default they get their published replies as drafts: the same answers,
+# sooner), or "--executor ray [--address HOST:PORT]" (the verification's episodes as Ray tasks, without drafts: needs the
+# ray extra, in .[all]), or "--sample-budget 600" (a larger verification sample: each run's grows, one task of each type
+# in turn, within 600 published seconds; default 60; 0: one task per type, the sample of before)
 reproduce: $(STAMP)
 	$(BIN)/python tools/reproduce.py --profile $(PROFILE) $(REPRODUCE_ARGS)
 

@@ -9,8 +9,10 @@ Profiles:
            2. every published trajectory is graded again by this checkout's scorer, recommendations with
               the published recommender read from results/ (any difference is listed and makes the
               command fail);
-           3. a stratified sample of every published run is re-run (one task per type and run; more
-              within `--sample-budget` published seconds a run) and
+           3. a stratified sample of every published run is re-run (one task per type and run, then more,
+              one of each type in turn, within `--sample-budget` published seconds a run: DEFAULT_BUDGET_S
+              by default, 0 for one task per type only), its model calls given their published replies
+              as drafts (the same answers, decoded sooner; `--no-drafts`: plain decoding), and
               compared with the published episodes: runs/reproduce/verification.md (identical action
               sequences k/n, largest score difference, seconds per task then and now); `--processes` runs
               at a time (default 2), each in its own process with its own workers and torch threads;
@@ -38,7 +40,7 @@ Each notebook has one cell tagged `parameters` with at least `out_dir` and `smok
 are cached by the runner (a config-addressed results folder), so a re-run only re-plots.
 
 Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish] [--only NAME ...] [--out DIR] [--per-type K] [--threads N] [--processes P]
-       [--executor local|ray [--address auto|HOST:PORT]] [--drafts] [--sample-budget SECONDS]
+       [--executor local|ray [--address auto|HOST:PORT]] [--drafts | --no-drafts] [--sample-budget SECONDS]
 """
 from __future__ import annotations
 import argparse, os, re, subprocess, sys, tempfile, time
@@ -175,6 +177,11 @@ LOCAL_SAID = {"matches": "matches the published one bit for bit",
                          "the published one is used for re-grading and re-runs",
               "none trained here": "does not exist (none trained here): the published one is used"}
 
+# The verification's default sample: each run's grows within this many published seconds (`--sample-budget`). Chosen so
+# that the check re-runs more episodes than one task per type (103) and `make reproduce` stays within 25 minutes on two
+# cores with drafts (measured: nbs/evidence/38e_verify.ipynb, "what make reproduce checks").
+DEFAULT_BUDGET_S = 60.0
+
 def verify_sample(out: Path, scratch: Path, models: dict | None, per_type: int = 1, threads: int | None = None, processes: int = 1,
                   log=print, drafts: bool = False, budget_s: float | None = None, executor: str = "local",
                   address: str | None = None) -> tuple[int, int]:
@@ -305,12 +312,13 @@ def main(argv=None) -> int:
     ap.add_argument("--per-type", type=int, default=1, help="default profile: tasks of each type re-run per published run (default 1)")
     ap.add_argument("--processes", type=int, default=2, help="default profile: published runs verified at a time (each in a process "
                     "of its own, with the run's own workers and torch threads) and notebooks executed at a time (default 2)")
-    ap.add_argument("--drafts", action="store_true", help="default profile: the verification's model calls get their published "
-                    "replies as drafts (llm.draft: the same answers, decoded sooner); its table shows the share of draft tokens accepted")
-    ap.add_argument("--sample-budget", type=float, default=None, metavar="SECONDS",
-                    help="default profile: a larger verification sample: each published run's sample (one task per type) grows, one more "
-                    "task of each type in turn (seeded, the same on every machine), while its published seconds stay within SECONDS; "
-                    "0 or absent: the one-task-per-type sample (the default)")
+    ap.add_argument("--drafts", action=argparse.BooleanOptionalAction, default=None, help="default profile: the verification's "
+                    "model calls get their published replies as drafts (llm.draft: the same answers, decoded sooner; its table shows the "
+                    "share of draft tokens accepted): on by default with the local executor; --no-drafts: plain decoding")
+    ap.add_argument("--sample-budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
+                    help="default profile: the verification sample: each published run's sample (one task per type) grows, one more "
+                    f"task of each type in turn (seeded, the same on every machine), while its published seconds stay within SECONDS "
+                    f"(default {DEFAULT_BUDGET_S:g}); 0: the one-task-per-type sample only")
     ap.add_argument("--threads", type=int, help="default profile: re-run each sampled episode alone with this many torch threads "
                     "(a stand-in for another machine: sums split over other threads are added in another order)")
     ap.add_argument("--executor", choices=["local", "ray"], default="local", help="default profile: where the verification's "
@@ -322,6 +330,7 @@ def main(argv=None) -> int:
     if args.publish and args.profile != "default": ap.error("--publish goes with the default profile only")
     if args.address and args.executor != "ray": ap.error("--address is the Ray cluster to join: it needs --executor ray")
     if args.drafts and args.executor == "ray": ap.error("--drafts gives the drafts to this process's model: it needs --executor local")
+    if args.drafts is None: args.drafts = args.executor == "local"   # on by default; Ray's workers have their own models
     import papermill as pm
     from personalwab.core.config import ignore_library_notices
     for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_WAIT_POLICY": "PASSIVE", "TOKENIZERS_PARALLELISM": "false",

@@ -9,20 +9,30 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['ROLES', 'published_replies', 'DraftTally', 'PublishedDrafts', 'packed_episodes']
+__all__ = ['ROLES', 'reply_draft', 'published_replies', 'DraftTally', 'PublishedDrafts', 'first_departure', 'packed_episodes']
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #d92849c9
 from ..llm.drafting import EpisodeDrafts
-from ..llm.toolcalls import flatten_tool_messages
+from ..llm.call_draft import CallDraft
+from ..llm.toolcalls import content_text, flatten_tool_messages, loads_bounded
 
-# %% ../../nbs/evidence/38f_drafts.ipynb #2c1d4510
+# %% ../../nbs/evidence/38f_drafts.ipynb #b2a87e01
 ROLES = {"agent": "messages", "user_simulator": "user_messages"}   # a role's calls, and where a record keeps replies
 
-def published_replies(rec: dict) -> dict[str, list[str]]:
-    "The replies of a published record's model calls, by role (`ROLES`), in the order the calls were made."
+def reply_draft(m: dict) -> str | CallDraft:
+    """The draft of a published assistant message `m`: one function call and no text is a `CallDraft` (drafted in the
+    model's own layout of its JSON); anything else is its text as `flatten_tool_messages` writes it."""
+    calls = m.get("tool_calls") or []
+    if len(calls) == 1 and not content_text(m.get("content")).strip():
+        f = calls[0].get("function", calls[0]); args = f.get("arguments", {})
+        args = (loads_bounded(args) if args.strip() else {}) if isinstance(args, str) else args
+        if isinstance(args, dict) and isinstance(f.get("name"), str): return CallDraft(f["name"], args)
+    return flatten_tool_messages([m])[0]["content"]
+
+def published_replies(rec: dict) -> dict[str, list]:
+    "The drafts of a published record's model calls (`reply_draft`), by role (`ROLES`), in the order the calls were made."
     def replies(messages, skip):
-        out = [m["content"] for m in flatten_tool_messages([m for m in messages or [] if m.get("role") == "assistant"])]
-        return out[skip:]
+        return [reply_draft(m) for m in messages or [] if m.get("role") == "assistant"][skip:]
     return {role: replies(rec.get(key), skip=int(role == "user_simulator")) for role, key in ROLES.items()}
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #4c736690
@@ -57,10 +67,24 @@ class PublishedDrafts:
     task's `llm.drafting.EpisodeDrafts` of its published replies, its calls counted in `tally`."""
     def __init__(self, published: dict[str, dict], tally: DraftTally | None = None):
         self.published, self.tally = published, DraftTally() if tally is None else tally
+        self.episodes: dict[str, EpisodeDrafts] = {}   # the drafts last handed out for each task, with its calls' log
 
     def __call__(self, task_id: str) -> EpisodeDrafts | None:
         rec = self.published.get(task_id)
-        return None if rec is None else EpisodeDrafts(published_replies(rec), self.tally.add)
+        if rec is None: return None
+        self.episodes[task_id] = ed = EpisodeDrafts(published_replies(rec), self.tally.add)
+        return ed
+
+# %% ../../nbs/evidence/38f_drafts.ipynb #fc2c6e64
+def first_departure(episode: EpisodeDrafts) -> str:
+    """Where a re-run `episode` first left its published replies: its first drafted call whose reply left its draft
+    (`llm.draft.Departure`), described; or that none did."""
+    for role, k, stats in episode.log:
+        if (dep := getattr(stats, "departure", None)) is not None:
+            return f"the {role.replace('_', ' ')}'s call {k + 1}, {dep.describe()}"
+    if undrafted := sum(s is None for _, _, s in episode.log):
+        return f"no drafted call left its published reply; {undrafted} calls had no draft (sampled, batched or cached)"
+    return "every call gave its published reply: the difference is outside the model calls"
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #529061d7
 def packed_episodes(packed, task_ids, dest) -> "Path":

@@ -18,7 +18,7 @@ __all__ = ['SCORE_TOLERANCE', 'CLOCK_ERRORS', 'verification_sample', 'rotating_t
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
-from .drafts import PublishedDrafts
+from .drafts import PublishedDrafts, first_departure
 from .models import published_recommender
 from ..core.config import torch_threads
 from .plan import PublishedPlan, plan_runs
@@ -101,6 +101,7 @@ class RunCheck:
     undrafted: str | None = None             # the calls decoded without a draft, by reason
     errored: list[str] = field(default_factory=list)   # re-runs that ended in an error: 'task id: error type'
     retried: int = 0                         # episodes computed a second time because the clock cut a call
+    departures: list[str] = field(default_factory=list)   # with drafts: 'task id: where it left its published replies'
 
 # %% ../../nbs/evidence/38e_verify.ipynb #50d88339
 def _median(xs) -> float | None:
@@ -200,6 +201,7 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
         tally = given.tally
         chk.draft_calls, chk.draft_tokens, chk.draft_accepted = tally.drafted, tally.tokens, tally.accepted
         chk.undrafted = tally.undrafted_text() or None
+        chk.departures = [f"{t}: {first_departure(given.episodes[t])}" for t in chk.differing if t in given.episodes]
     if chk.cached:
         chk.error = (f"{chk.cached} model calls answered from the response cache: not a re-run (set "
                      f"PERSONALWAB_LLM_CACHE=0)")
@@ -371,10 +373,12 @@ def verification_markdown(df: "pd.DataFrame") -> str:
                   "| run | task | computed on | re-run on | threads then/now | what it means |",
                   "|---|---|---|---|---|---|"]
         th = lambda x: str(int(x)) if _known(x) else "?"
+        where = {(r.run, d.split(": ", 1)[0]): d.split(": ", 1)[1] for r in df.itertuples() for d in _listed(r, "departures")}
+        said = lambda r, t: (error_note(errs[r.run, t]) if (r.run, t) in errs else
+                             divergence_note(r.computed_on, r.checked_on, r.threads_published, r.threads_now)
+                             + (f"; where it left the published replies: {where[r.run, t]}" if (r.run, t) in where else ""))
         lines += [f"| {r.run} | {t} | {r.computed_on} | {r.checked_on} | {th(r.threads_published)}/{th(r.threads_now)} "
-                  f"| "
-                  f"{error_note(errs[r.run, t]) if (r.run, t) in errs else divergence_note(r.computed_on, r.checked_on, r.threads_published, r.threads_now)} |"
-                  for r, t in differ]
+                  f"| {said(r, t)} |" for r, t in differ]
     return "\n".join(lines) + "\n"
 
 # %% ../../nbs/evidence/38e_verify.ipynb #c2c96217

@@ -11,8 +11,8 @@ import torch
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList, StoppingCriteria, StoppingCriteriaList
 
 # %% auto #0
-__all__ = ['NEAR_TIE', 'top2_gap', 'draft_ids', 'text_redraft', 'DraftStats', 'Drafted', 'TieWatch', 'StopOnTie',
-           'drafted_generate', 'logit_drift']
+__all__ = ['NEAR_TIE', 'top2_gap', 'draft_ids', 'text_redraft', 'draft_parts', 'Departure', 'departure_at', 'DraftStats',
+           'Drafted', 'TieWatch', 'StopOnTie', 'drafted_generate', 'logit_drift']
 
 # %% ../../nbs/llm/16_draft.ipynb #1592103f
 NEAR_TIE = 1e-3   # fp32 logits; measured drift between one pass and step-by-step decoding: at most 1.32e-4
@@ -40,17 +40,56 @@ def text_redraft(tok, text: str) -> Callable[[list[int]], list[int] | None]:
         return tok(text[len(done):], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
     return redraft
 
-# %% ../../nbs/llm/16_draft.ipynb #a2228eb6
+# %% ../../nbs/llm/16_draft.ipynb #e371cf84
+def draft_parts(tok, draft) -> tuple[list[int], Callable[[list[int]], list[int] | None] | None, int]:
+    """(token ids, re-draft or None, most re-drafts) of a draft: token ids; text (`text_redraft`, 4); or an object with
+    `text`, `redraft(tok)` and `max_redrafts` (e.g. `llm.call_draft.CallDraft`)."""
+    if hasattr(draft, "redraft"): return draft_ids(tok, draft.text), draft.redraft(tok), int(draft.max_redrafts)
+    if isinstance(draft, str): return draft_ids(tok, draft), text_redraft(tok, draft), 4
+    return draft_ids(tok, draft), None, 0
+
+# %% ../../nbs/llm/16_draft.ipynb #5762cf6f
+@dataclass
+class Departure:
+    """Where a reply left its draft for good: reply token `position`, the draft's token there and the model's, with the
+    scores greedy decoding chose between (processed logits, fp32; those of the one pass at a near tie); `near_tie`: the
+    two were within the tolerance and plain decoding decided. The backend fills in the tokens' text."""
+    position: int
+    draft_token: int
+    token: int
+    draft_score: float
+    score: float
+    near_tie: bool = False
+    draft_text: str | None = None
+    text: str | None = None
+
+    @property
+    def gap(self) -> float: return abs(self.score - self.draft_score)
+
+    def describe(self) -> str:
+        "One line: where, the two tokens and their scores, and whether it was a near tie."
+        show = lambda t, i: repr(t) if t is not None else f"token {i}"
+        how = "a near tie, decided the plain way" if self.near_tie else "not a near tie"
+        return (f"token {self.position}: the published {show(self.draft_text, self.draft_token)} ({self.draft_score:.4f}), "
+                f"here {show(self.text, self.token)} ({self.score:.4f}); apart by {self.gap:.1e}: {how}")
+
+def departure_at(position: int, draft_token: int, token: int, scores: torch.Tensor, near_tie: bool = False) -> Departure:
+    "The `Departure` at `position` between `draft_token` and `token`, with their `scores` (a row of processed logits)."
+    return Departure(position, int(draft_token), int(token), float(scores[draft_token]), float(scores[token]), near_tie)
+
+# %% ../../nbs/llm/16_draft.ipynb #b49ba0c0
 @dataclass
 class DraftStats:
     """How a drafted decode went: the draft's length (cut to `max_tokens`), how many of its tokens the one pass
     accepted (at most its length), the near ties met where logits were not the plain ones, whether one sent it back to
-    plain decoding, and the passes over a text draft tokenized again (`redraft`)."""
+    plain decoding, the passes over a text draft tokenized again (`redraft`), and where the reply left the draft for
+    good (`departure`: None when it kept to it, or only left it for another tokenization or layout of the same text)."""
     draft_len: int
     accepted: int = 0
     near_ties: int = 0
     replayed: bool = False
     redrafts: int = 0
+    departure: Departure | None = None
 
 # %% ../../nbs/llm/16_draft.ipynb #72134a05
 @dataclass
@@ -102,7 +141,7 @@ def _processed(procs: LogitsProcessorList, prefix: torch.Tensor, logits: torch.T
     scores = logits[None].to(copy=True, dtype=torch.float32)
     return (procs(prefix, scores) if procs else scores)[0]
 
-# %% ../../nbs/llm/16_draft.ipynb #d82f247d
+# %% ../../nbs/llm/16_draft.ipynb #1c6713c2
 def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, past_key_values=None,
                      tol: float = NEAR_TIE, max_new_tokens: int, eos_token_id, logits_processor=None,
                      stopping_criteria=None, max_time: float | None = None,
@@ -112,7 +151,7 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
     that accepts the longest prefix of `draft` which greedy decoding would produce, checked in one pass; the tokens of
     plain greedy `model.generate`, under its `logits_processor` (constrained or guided answers) if given. `redraft`:
     reply ids -> the draft's tokens after them (`text_redraft`), asked where the model writes the draft's text in
-    other tokens, at most `max_redrafts` times."""
+    other tokens, at most `max_redrafts` times. Its `stats` say where the reply left the draft (`Departure`)."""
     if kw.get("do_sample") or kw.get("num_beams", 1) != 1:
         raise ValueError("a drafted decode is greedy (no sampling or beams)")
     kw = {k: v for k, v in kw.items() if k not in ("do_sample", "num_beams")}
@@ -122,10 +161,10 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
     d = [int(x) for x in draft][:max_new_tokens]
     stats = DraftStats(len(d))
 
-    def generate(ids, past, n, watch=None):
+    def generate(ids, past, n, watch=None, **more):
         crit = StoppingCriteriaList([*(stopping_criteria or []), *([StopOnTie(watch)] if watch else [])])
         lp = LogitsProcessorList([*procs, *([watch] if watch else [])])   # the watch sees the processed scores
-        more = dict(logits_processor=lp) if lp else {}
+        if lp: more["logits_processor"] = lp
         if max_time: more["max_time"] = max(max_time - (time.perf_counter() - start), 1e-3)
         return model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                               max_new_tokens=n, eos_token_id=eos_token_id, stopping_criteria=crit,
@@ -135,7 +174,7 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
         if redraft is None or stats.redrafts >= max_redrafts: return None
         return redraft(cur[0, L:].tolist())
 
-    first = generate(input_ids, past_key_values, 1)          # 1. the prompt, read as plain decoding reads it
+    first = generate(input_ids, past_key_values, 1, output_scores=True)   # 1. the prompt, read as plain decoding reads it
     seq, exact = first.sequences, [(l.keys, l.values) for l in first.past_key_values.layers]
     def plain():                                             # plain decoding from the exact state after one token
         if _ends(seq, eos, stopping_criteria) or max_new_tokens == 1: return first.sequences, first.past_key_values
@@ -146,25 +185,28 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
         d, stats.redrafts = [t0] + rest, 1                   # the first token writes the draft's text otherwise
     if not d or d[0] != t0 or _ends(seq, eos, stopping_criteria) or max_new_tokens == 1:
         stats.accepted = int(bool(d) and d[0] == t0)
+        if d and d[0] != t0: stats.departure = departure_at(0, d[0], t0, first.scores[0][0])
         return Drafted(*plain(), L, stats)
     cache = first.past_key_values                            # 2. passes over the draft: d[0] is the last token of cur
-    j, cur, tie = 1, seq, False                              # j: the reply tokens decided, cur: prompt and them
+    j, cur, tie = 1, seq, None                               # j: the reply tokens decided, cur: prompt and them
     while True:
         logits = model(input_ids=seq.new_tensor([d]), past_key_values=cache, use_cache=True).logits[0]
         i, own = 1, None
         while i < len(d) and j < max_new_tokens and not _ends(cur, eos, stopping_criteria):
             scores = _processed(procs, cur, logits[i - 1])   # as `generate` would score the token after `cur`
-            if top2_gap(scores) <= tol: tie = True; break
+            if top2_gap(scores) <= tol: tie = (j, d[i], scores); break
             if (b := int(scores.argmax())) != d[i]: own = b; break
             cur = torch.cat([cur, cur.new_tensor([[d[i]]])], 1); i += 1; j += 1
-        if tie or own is None: break
-        nxt = torch.cat([cur, cur.new_tensor([[own]])], 1)   # the model's own token, by a clear margin
-        if j + 1 >= max_new_tokens or _ends(nxt, eos, stopping_criteria) or (rest := again(nxt)) is None: break
+        if tie is not None or own is None: break
+        left = departure_at(j, d[i], own, scores)            # the model's own token, by a clear margin
+        nxt = torch.cat([cur, cur.new_tensor([[own]])], 1)
+        if j + 1 >= max_new_tokens or _ends(nxt, eos, stopping_criteria) or (rest := again(nxt)) is None:
+            stats.departure = left; break                    # no draft of the rest: the reply leaves it here
         cur, j, d = nxt, j + 1, [own] + rest                 # its text follows the draft's: one more pass on the rest
         cache = _cache_of([(l.keys, l.values) for l in cache.layers], config, L + j - 1)
         stats.redrafts += 1
     stats.accepted = min(j, stats.draft_len)
-    if not tie:
+    if tie is None:
         # 3. the last accepted token is read again by a one-token step
         cache = _cache_of([(l.keys, l.values) for l in cache.layers], config, L + j - 1)
         if _ends(cur, eos, stopping_criteria) or j == max_new_tokens: return Drafted(cur, cache, L, stats)
@@ -172,7 +214,13 @@ def drafted_generate(model, input_ids: torch.Tensor, draft: Sequence[int], *, pa
         out = generate(cur, cache, max_new_tokens - j, watch)
         if watch is None or not watch.ties: return Drafted(out.sequences, out.past_key_values, L, stats)
     stats.near_ties, stats.replayed = 1, True                # 4. a near tie: decide it the plain way
-    return Drafted(*plain(), L, stats)
+    sequences, past = plain()
+    if tie is not None:                                      # plain decoding's token there, against the draft's
+        at, want, scores = tie
+        got = sequences[0, L + at:L + at + 1].tolist()
+        if got and got[0] != want and sequences[0, L:L + at].tolist() == cur[0, L:L + at].tolist():
+            stats.departure = departure_at(at, want, got[0], scores, near_tie=True)
+    return Drafted(sequences, past, L, stats)
 
 # %% ../../nbs/llm/16_draft.ipynb #6911e94b
 def logit_drift(model, input_ids: torch.Tensor, max_new_tokens: int, **gen) -> dict:

@@ -25,20 +25,25 @@ def undrafted_reason(params: dict, conversations: int, completion, draft) -> str
 # %% ../../nbs/llm/17_drafting.ipynb #560ad8c8
 class EpisodeDrafts:
     """The replies expected of one episode's model calls: by role, in the order the calls are made (`replies`); each
-    call's outcome goes to `on_call(stats, reason)`."""
+    call's outcome goes to `on_call(stats, reason)` and to `log`: (role, position, `DraftStats` or None), in order."""
     def __init__(self, replies: Mapping[str, Sequence], on_call: Callable[[Any, str | None], None] | None = None):
         self.replies = {role: list(r) for role, r in replies.items()}
         self.on_call, self.calls, self._lock = on_call, Counter(), threading.Lock()
+        self.log: list[tuple[str, int, Any]] = []
 
     def __repr__(self):
         return f"EpisodeDrafts({ {r: len(v) for r, v in self.replies.items()} }, calls {dict(self.calls)})"
 
-    def take(self, role: str):
-        "The draft of the next call of `role` (None once its replies are used up); the call takes its position."
+    def take_at(self, role: str) -> tuple[int, Any]:
+        "(position, draft) of the next call of `role` (the draft None once its replies are used up); the call takes it."
         with self._lock:
             k, mine = self.calls[role], self.replies.get(role, [])
             self.calls[role] += 1
-        return mine[k] if k < len(mine) else None
+        return k, mine[k] if k < len(mine) else None
+
+    def take(self, role: str):
+        "The draft of the next call of `role` (None once its replies are used up); the call takes its position."
+        return self.take_at(role)[1]
 
 # %% ../../nbs/llm/17_drafting.ipynb #b90f3384
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("personalwab_drafts", default=None)
@@ -62,12 +67,14 @@ from fastcore.basics import patch
 def chat_many(self: EpisodeDrafts, llm, conversations: list, **kw) -> list:
     """`llm.chat_many(conversations, **kw)` with the draft of the call's role (`kw['role']`) when it has one
     conversation; each answer reported to `on_call`."""
-    draft = self.take(kw.get("role", "agent"))
+    role = kw.get("role", "agent")
+    k, draft = self.take_at(role)
     one = draft is not None and len(conversations) == 1
     with using_drafts(None): out = llm.chat_many(conversations, drafts=[draft] if one else None, **kw)
-    if self.on_call is not None:
-        for comps in out:
-            stats = getattr(comps[0], "draft", None) if comps else None
+    for comps in out:
+        stats = getattr(comps[0], "draft", None) if comps else None
+        with self._lock: self.log.append((role, k, stats))
+        if self.on_call is not None:
             self.on_call(stats, None if stats is not None else
                          undrafted_reason(kw, len(conversations), comps[0] if comps else None, draft))
     return out

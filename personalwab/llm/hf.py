@@ -10,7 +10,7 @@ from typing import Any
 from ..core.config import cache_dir, offline
 from .base import LLM, Completion, ToolCall, Usage
 from .cache import build_once
-from .draft import drafted_generate, draft_ids, text_redraft
+from .draft import drafted_generate, draft_parts
 from .toolcalls import (with_tools, flatten_tool_messages, parse_tool_call, ToolCallConstraint,
                                        CallComplete, call_text)
 
@@ -365,15 +365,18 @@ class HFLLM(LLM):
             t0 = time.perf_counter()
             reused, past = self.prefix_cache.lookup(ids[0], model.config)
             with torch.inference_mode():
-                if drafted: out = drafted_generate(model, ids, draft_ids(tok, draft), past_key_values=past, **kw,
-                                                   redraft=text_redraft(tok, draft) if isinstance(draft, str) else None)
+                if drafted:
+                    d, redraft, most = draft_parts(tok, draft)
+                    out = drafted_generate(model, ids, d, past_key_values=past, redraft=redraft, max_redrafts=most, **kw)
                 else: out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
                                            return_dict_in_generate=True, **kw)
             dt = time.perf_counter() - t0
             self.prefix_cache.store(out.sequences[0], L, out.past_key_values)
         c = self._completion(tok, out.sequences[0, L:].tolist(), tools,
                              Usage(prompt_tokens=L, latency_s=dt, reused_tokens=reused), dt, p.get("guide"))
-        if drafted: c.draft = out.stats   # how much of the draft was accepted (not a field: records keep their shape)
+        if drafted:   # how much of the draft was accepted, where the reply left it (not a field: records keep their shape)
+            if (dep := out.stats.departure) is not None: dep.draft_text, dep.text = tok.decode([dep.draft_token]), tok.decode([dep.token])
+            c.draft = out.stats
         return [c]
 
     def _generate_batch(self, convs, tools, p):
