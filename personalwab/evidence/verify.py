@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Iterable
 
 # %% auto #0
-__all__ = ['SCORE_TOLERANCE', 'CLOCK_ERRORS', 'verification_sample', 'rotating_types', 'plan_samples', 'action_sequence',
-           'RunCheck', 'compare_records', 'rerun_errors', 'cached_calls', 'torch_threads_of', 'verify_run',
-           'sample_episode_seconds', 'sample_seconds', 'check_run', 'verify_published', 'divergence_note', 'error_note',
-           'machines_line', 'drafts_cell', 'drafts_line', 'verification_markdown', 'verification_estimate',
-           'rescore_published']
+__all__ = ['PREFILL_TPS', 'DECODE_TPS', 'SCORE_TOLERANCE', 'CLOCK_ERRORS', 'episode_cost', 'verification_sample',
+           'rotating_types', 'plan_samples', 'action_sequence', 'RunCheck', 'compare_records', 'rerun_errors',
+           'cached_calls', 'torch_threads_of', 'verify_run', 'sample_episode_seconds', 'sample_seconds', 'check_run',
+           'verify_published', 'divergence_note', 'error_note', 'machines_line', 'drafts_cell', 'drafts_line',
+           'verification_markdown', 'verification_estimate', 'rescore_published']
 
 # %% ../../nbs/evidence/38e_verify.ipynb #a488b4b9
 from .runs import restore_run
@@ -31,12 +31,22 @@ from ..run.executor import current_executor
 from ..data.schema import TASK_TYPES
 from ..env.track import track_spec
 
+# %% ../../nbs/evidence/38e_verify.ipynb #baad56d1
+PREFILL_TPS, DECODE_TPS = 150.0, 6.6   # SmolLM2-135M in the published runs: prompt and reply tokens a second (fitted)
+
+def episode_cost(rec: dict) -> float:
+    """What re-running a published episode costs, in published seconds: its `wall_s`, plus, for each model call the
+    response cache answered then, its tokens at `PREFILL_TPS` / `DECODE_TPS`."""
+    cached = [u for u in rec.get("usage") or [] if u.get("cached")]
+    return float(rec.get("wall_s") or 0) + sum(float(u.get("prompt_tokens") or 0) / PREFILL_TPS +
+                                               float(u.get("completion_tokens") or 0) / DECODE_TPS for u in cached)
+
 # %% ../../nbs/evidence/38e_verify.ipynb #0f82131b
 def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 0,
                         types: Iterable[str] | None = None, budget_s: float | None = None) -> list[str]:
     """Task ids to re-run from a published run's `records`: `per_type` of each task type (of `types` only, when given),
     by a seeded hash (the same on every machine), in record order. `budget_s`: then more, one of each type in turn,
-    while the sample's published seconds (`wall_s`) stay within it (None or 0: `per_type` of each type only)."""
+    while the sample's published cost (`episode_cost`) stays within it (None or 0: `per_type` of each type only)."""
     recs, only = list(records), set(types) if types is not None else None
     by: dict[str, set] = {}
     for r in recs:
@@ -45,7 +55,7 @@ def verification_sample(records: Iterable[dict], per_type: int = 1, seed: int = 
     order = {ty: sorted(ids, key=key) for ty, ids in by.items()}
     pick = {t for ids in order.values() for t in ids[:per_type]}
     if budget_s:
-        secs = {r["task_id"]: float(r.get("wall_s") or 0) for r in recs}
+        secs = {r["task_id"]: episode_cost(r) for r in recs}
         total, rows = sum(secs[t] for t in pick), [order[ty] for ty in sorted(order, key=str)]
         turns = [ids[k] for k in range(per_type, max(map(len, rows), default=0)) for ids in rows if k < len(ids)]
         for t in turns:                      # the first task that does not fit ends the sample: no bias to short ones
@@ -210,13 +220,13 @@ def verify_run(packed: str | Path, key: str, cfg, factory=None, scratch: str | P
 # %% ../../nbs/evidence/38e_verify.ipynb #ff6c570e
 def sample_episode_seconds(packed: str | Path, per_type: int = 1, seed: int = 0,
                            types: Iterable[str] | None = None, budget_s: float | None = None) -> list[float]:
-    """The published seconds of each episode `verify_run` re-runs from the published run `packed`, in sample order
-    (none without records)."""
+    """The published cost (`episode_cost`) of each episode `verify_run` re-runs from the published run `packed`, in
+    sample order (none without records)."""
     gz = Path(packed)/"records.jsonl.gz"
     if not gz.exists(): return []
     pub = {r["task_id"]: r for r in read_records_gz(gz) if r.get("trial", 0) == 0}
     ids = verification_sample(pub.values(), per_type, seed, types, budget_s)
-    return [float(pub[t].get("wall_s") or 0) for t in ids]
+    return [episode_cost(pub[t]) for t in ids]
 
 def sample_seconds(packed: str | Path, per_type: int = 1, seed: int = 0, types: Iterable[str] | None = None,
                    budget_s: float | None = None) -> float:
