@@ -2,7 +2,7 @@
 local run, and the throughput of 1, 2 and 3 simulated nodes (`ray.cluster_utils.Cluster` on this machine).
 
 Prints medians over `--repeats` (fresh run folders every time, so every episode is computed):
-  start-up      `ray.init` of a Ray started here (2 CPUs, loopback) and its `ray.shutdown`, seconds
+  start-up      `ray.init` of a Ray started here (2 CPUs, its node at 127.0.0.1) and its `ray.shutdown`, seconds
   per episode   seconds per episode of a run of `--tasks` tasks, local (one worker thread) and on Ray (one CPU, the
                 Ray already running); the first Ray run of a method (its worker building the method's parts) is shown
                 apart from the later ones, which reuse the worker's process and model

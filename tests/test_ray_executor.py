@@ -2,11 +2,12 @@
 
 A cluster of three Ray nodes on this machine (`ray.cluster_utils.Cluster`: a head without CPUs, two nodes of one CPU)
 plays the episodes. Checked here: a local and a Ray run of the rules agent and of SmolLM2 record the same episodes
-(but for times, worker names and prefix-cache reuse); a node removed in the middle of a run, a driver killed, Ctrl-C
-and a missing Ray or cluster. Everything Ray writes goes to a temporary HOME and RAY_TMPDIR (no token in ~/.ray),
-removed at the end; the episodes that must last are the oracle's with a pause (no model: a model is not the point).
+(but for times, worker names and prefix-cache reuse); `--address auto` joining a cluster that `ray start --head`
+started; a node removed in the middle of a run, a driver killed, Ctrl-C, SIGTERM and a missing Ray or cluster.
+Everything Ray writes goes to a temporary HOME and RAY_TMPDIR (no token in ~/.ray), removed at the end; the episodes
+that must last are the oracle's with a pause (no model: a model is not the point).
 """
-import json, os, shlex, shutil, signal, subprocess, sys, tempfile, time, uuid
+import json, os, re, shlex, shutil, signal, socket, subprocess, sys, tempfile, time, uuid
 from pathlib import Path
 import pytest
 
@@ -218,6 +219,100 @@ def test_ctrl_c_stops_with_the_resume_line_and_leaves_no_process(ray_env, tmp_pa
         if not (left := _processes_with(mark)): break
         time.sleep(0.3)
     assert not left, [Path(f"/proc/{q}/cmdline").read_bytes()[:200] for q in left if Path(f"/proc/{q}").exists()]
+
+
+def _wait_gone(mark: str, what: str = "") -> None:
+    "Wait until no process carries `mark` (they end as their parent stops them: waited for, not timed)."
+    for _ in range(100):
+        if not (left := _processes_with(mark)): return
+        time.sleep(0.3)
+    assert not left, (what, [Path(f"/proc/{q}/cmdline").read_bytes()[:200] for q in left
+                             if Path(f"/proc/{q}").exists()])
+
+
+def test_sigterm_stops_with_the_resume_line_and_leaves_no_process(ray_env, tmp_path):
+    """SIGTERM to the driver alone (`kill PID`, a batch scheduler at its time limit) during a run on a Ray started for
+    the command: exit 143 (as the command line's exit statuses say), the line that resumes it, no process left (the
+    driver stops the Ray it started: its processes got no signal), and every record written before the stop kept: the
+    printed command completes the run, every task once."""
+    mark = f"PWAB_RAY_TEST_{uuid.uuid4().hex}"
+    cfg = RunConfig(method="oracle", data="tiny", trials=6, params={"pause_s": 1.5})
+    f = tmp_path/cfg.name/"results.jsonl"
+    p = _cli(["oracle", "--data", "tiny", "--trials", "6", "-p", "pause_s=1.5", "-w", "2", "--out-dir", str(tmp_path),
+              "--no-progress", "--executor", "ray"], ray_env | {mark: "1"}, start_new_session=True)
+    _wait_for_records(f, 1, p)
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=300)
+    print(f"SIGTERM: the driver exited {time.perf_counter() - t0:.1f} s after the signal")      # shown, not asserted
+    assert p.returncode == 143, err
+    last = err.splitlines()[-1]
+    assert last.startswith("interrupted (SIGTERM): ") and _resume_line(last)[-2:] == ["--executor", "ray"], err
+    _wait_gone(mark, "after SIGTERM")
+    before = f.read_text().splitlines()
+    done = int(re.search(r"(\d+) of 6 tasks done", last)[1])
+    assert 1 <= len(before) == done and all(json.loads(x)["status"] == "ok" for x in before)
+    r = subprocess.run([str(BIN), *_resume_line(last)[1:], "--no-progress"], capture_output=True, text=True,
+                       env=os.environ | ray_env | {mark: "1"})
+    assert r.returncode == 0, r.stderr
+    after = f.read_text().splitlines()
+    assert after[:len(before)] == before                   # the records of the stopped command, as it left them
+    keys = [(x["task_id"], x["trial"]) for x in map(json.loads, after)]
+    assert len(keys) == len(set(keys)) == 6
+    _wait_gone(mark, "after the resume")
+
+
+def _free_port() -> int:
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
+
+def _stop_by_pid(mark: str) -> None:
+    """Stop the processes that carry `mark` (a cluster `ray start` started: its GCS, raylet, agents, workers) by their
+    pids: SIGTERM, then SIGKILL for those still there after a grace (`ray stop` would stop every Ray of the machine)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for q in _processes_with(mark):
+            try: os.kill(q, sig)
+            except ProcessLookupError: pass
+        for _ in range(50):
+            if not _processes_with(mark): return
+            time.sleep(0.2)
+
+
+def test_address_auto_joins_a_cluster_started_with_ray_start(ray_env, tmp_path):
+    """A cluster that `ray start --head` started (its node at 127.0.0.1, two CPUs, no dashboard; its files in the test's
+    RAY_TMPDIR), and `personalwab run ... --executor ray --address auto` with RAY_ADDRESS unset: Ray finds the cluster
+    as it defines `auto` (the address the last `ray start` wrote to `$RAY_TMPDIR/ray/ray_current_cluster`) and the run
+    plays its episodes there, with the records of a local run and a resume line that joins it again. The cluster is
+    then stopped by its processes' pids; nothing is left."""
+    mark = f"PWAB_RAY_TEST_{uuid.uuid4().hex}"
+    env = os.environ | ray_env | {mark: "1"}
+    env.pop("RAY_ADDRESS", None)
+    cfg = RunConfig(method="rules", data="default", limit=6, sample="stratified")
+    try:
+        for attempt in range(3):      # a node that does not register in Ray's fixed 30 s (a loaded machine): again
+            r = subprocess.run([str(BIN.parent/"ray"), "start", "--head", "--node-ip-address", "127.0.0.1",
+                                "--port", str(_free_port()), "--dashboard-agent-listen-port", str(_free_port()),
+                                "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
+                                "--object-store-memory", str(256 * 2**20)], capture_output=True, text=True, env=env,
+                               timeout=300)
+            if r.returncode == 0 or attempt == 2: break
+            _stop_by_pid(mark)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert (Path(ray_env["RAY_TMPDIR"])/"ray"/"ray_current_cluster").exists()
+        r = subprocess.run([str(BIN), "run", "rules", "--data", "default", "--limit", "6", "--sample", "stratified",
+                            "--out-dir", str(tmp_path/"ray"), "--no-progress", "--executor", "ray",
+                            "--address", "auto"],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert re.search(r"ray 2\.\d+\.\d+: joined at auto, 1 node, 2 CPUs", r.stderr), r.stderr
+        assert _resume_line(r.stderr)[-4:] == ["--executor", "ray", "--address", "auto"]
+    finally:
+        _stop_by_pid(mark)
+    _wait_gone(mark, "after the cluster was stopped")
+    there = records(tmp_path/"ray"/cfg.name)
+    here = records(run(cfg, out_dir=tmp_path/"local", progress=False).dir)
+    assert len(there) == 6 and all(x["worker"].startswith("ray-") for x in there)
+    assert [fields(x) for x in here] == [fields(x) for x in there]
 
 
 def test_missing_ray_or_cluster_is_one_line_exit_2(ray_env, monkeypatch, tmp_path):

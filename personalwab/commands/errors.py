@@ -10,7 +10,7 @@ import contextlib, os, sys
 import typer
 from ..core.config import UsageError
 from ..core.encoding import encodable
-from ..run.runner import RunInterrupted, Terminated
+from ..run.runner import RunInterrupted, terminated
 
 # %% ../../nbs/commands/90a_errors.ipynb #ff267ed6
 _Opt = typer.Option
@@ -32,7 +32,7 @@ EXIT_STATUSES = ("Exit status: 0 done (run: every task has a successful record);
 # %% ../../nbs/commands/90a_errors.ipynb #d7d575aa
 def _interrupted_line(command: str, e: KeyboardInterrupt) -> str:
     "What a stop outside a run's task loop says: the run's own message (`RunInterrupted`) covers a stop among tasks."
-    kind = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
+    kind = "SIGTERM" if terminated(e) else "Ctrl-C"
     return (f"personalwab {command}: interrupted ({kind}) outside a run's tasks (loading, training, writing or "
             f"packing); "
             f"every record already written is kept, and the same command resumes from them")
@@ -46,7 +46,7 @@ def cli_errors(command: str):
     except RunInterrupted as e: print(e.message(), file=sys.stderr); raise typer.Exit(e.exit_code) from None
     except KeyboardInterrupt as e:
         print(_interrupted_line(command, e), file=sys.stderr)
-        raise typer.Exit(143 if isinstance(e, Terminated) else 130) from None
+        raise typer.Exit(143 if terminated(e) else 130) from None
     except UsageError as e: _fail(command, str(e), 2)
     except OSError as e:
         where = f" {e.filename}" if e.filename else ""

@@ -176,7 +176,7 @@ class RayExecutor:
 # %% ../../nbs/run/30a_executor.ipynb #9d7f426d
 @patch
 def start(self: RayExecutor, workers: int = 1) -> None:
-    """Connect to Ray, once: start it here (loopback only, `cpus` CPUs) or join the cluster at `address`; the caller's
+    """Connect to Ray, once: start it here (its node at 127.0.0.1, `cpus` CPUs) or join the cluster at `address`; the caller's
     SIGTERM handler is kept (Ray's own would exit at once)."""
     if self.joined: return
     if self.threads < 1: raise UsageError(f"threads per episode must be at least 1, got {self.threads}")

@@ -11,8 +11,8 @@ from typing import Callable, Iterable
 
 # %% auto #0
 __all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'EpisodeTimedOut', 'timed_out_calls', 'Terminated',
-           'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'as_finished', 'run',
-           'stop_on_sigterm']
+           'terminated', 'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'as_finished',
+           'run', 'stop_on_sigterm']
 
 # %% ../../nbs/run/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -148,6 +148,14 @@ def _solve_one(cfg, b, task, trial, attempt, local, agent_factory, env_factory, 
 # %% ../../nbs/run/30_runner.ipynb #9a5de38f
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised in the main thread like Ctrl-C's `KeyboardInterrupt` (see `stop_on_sigterm`)."
+
+# %% ../../nbs/run/30_runner.ipynb #1cafccc6
+_SIGTERM = threading.Event()        # set by `stop_on_sigterm`'s handler; cleared as its block is entered
+
+def terminated(e: BaseException) -> bool:
+    """Whether the stop `e` is a SIGTERM's: a `Terminated`, or a `KeyboardInterrupt` raised after `stop_on_sigterm`'s
+    handler took a SIGTERM (what Ray's `ray.wait`/`ray.get` make of the `Terminated` it raised)."""
+    return isinstance(e, Terminated) or (isinstance(e, KeyboardInterrupt) and _SIGTERM.is_set())
 
 # %% ../../nbs/run/30_runner.ipynb #9388d5db
 def resume_command(d: str | Path, *options: str) -> str:
@@ -293,7 +301,7 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
             else: n_err, stopped = _play_elsewhere(ex, cfg, b, todo, rd, agent_factory, env_factory, proto, step)
         finally: bar.close()
     if stopped is not None:
-        raise RunInterrupted(rd.dir, rd.done, len(wanted), isinstance(stopped, Terminated),
+        raise RunInterrupted(rd.dir, rd.done, len(wanted), terminated(stopped),
                              ex.resume_options() if ex is not None else ()) from None
     missing = 0 if compute else len(left)
     return RunResult(rd.dir, rd.summary, ran=len(todo), skipped=len(wanted) - len(todo) - missing, errors=n_err,
@@ -302,14 +310,15 @@ def run(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = True
 # %% ../../nbs/run/30_runner.ipynb #0f514f1b
 @contextlib.contextmanager
 def stop_on_sigterm():
-    """While inside, the first SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`);
-    later ones, while that stop is handled, are ignored."""
+    """While inside, the first SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`)
+    and is noted for `terminated`; later ones, while that stop is handled, are ignored."""
     if threading.current_thread() is not threading.main_thread(): yield; return
     stopping = False
+    _SIGTERM.clear()
     def handler(signum, frame):
         nonlocal stopping
         if stopping: return                                # e.g. `timeout`'s second SIGTERM, to the process group
-        stopping = True; raise Terminated()
+        stopping = True; _SIGTERM.set(); raise Terminated()
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
