@@ -2,7 +2,7 @@
 
 A cluster of three Ray nodes on this machine (`ray.cluster_utils.Cluster`: a head without CPUs, two nodes of one CPU)
 plays the episodes. Checked here: a local and a Ray run of the rules agent and of SmolLM2 record the same episodes
-(but for times, worker names and prefix-cache reuse); `--address auto` joining a cluster that `ray start --head`
+(but for times, worker names and prefix-cache reuse, and scores within re-grading's tolerance); `--address auto` joining a cluster that `ray start --head`
 started; a node removed in the middle of a run, a driver killed, Ctrl-C, SIGTERM and a missing Ray or cluster.
 Everything Ray writes goes to a temporary HOME and RAY_TMPDIR (no token in ~/.ray), removed at the end; the episodes
 that must last are the oracle's with a pause (no model: a model is not the point).
@@ -17,6 +17,7 @@ from personalwab.cli import app
 from personalwab.run.config import RunConfig
 from personalwab.run.executor import RayExecutor, executing, executor_of
 from personalwab.run.records import read_jsonl
+from personalwab.evidence.verify import SCORE_TOLERANCE
 from personalwab.run.runner import run
 from personalwab.core.config import UsageError, torch_threads
 
@@ -30,6 +31,37 @@ def fields(r):
     prefix cache's reuse."""
     if isinstance(r, dict): return {k: fields(v) for k, v in r.items() if k not in IGNORED}
     return [fields(x) for x in r] if isinstance(r, list) else r
+
+
+def same(a, b, at="") -> str | None:
+    """Where `a` and `b` (records as `fields` leaves them) differ, or None: equal but that a float may differ by
+    `SCORE_TOLERANCE`. A record's floats are its scores (times are left out): a review's MiniLM similarity is a float32
+    sum whose last bits depend on the batch its texts were embedded in, and a process that embedded a text before (a
+    pytest worker that ran other tests; a fresh Ray worker did not) embeds it in another batch (seen in CI: 0.45116618
+    locally, 0.45116615 on Ray). Re-grading and the verification allow the same."""
+    if isinstance(a, float) and isinstance(b, float):
+        return None if abs(a - b) <= SCORE_TOLERANCE else f"{at}: {a!r} != {b!r}"
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys(): return f"{at}: keys {sorted(a.keys() ^ b.keys())} in one only"
+        return next((d for k in a if (d := same(a[k], b[k], f"{at}.{k}"))), None)
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b): return f"{at}: {len(a)} != {len(b)} items"
+        return next((d for i, (x, y) in enumerate(zip(a, b)) if (d := same(x, y, f"{at}[{i}]"))), None)
+    return None if a == b else f"{at}: {a!r} != {b!r}"
+
+
+def test_same_tells_a_score_within_tolerance_from_a_difference():
+    r = {"task_id": "t", "result_acc": 0.45116618275642395, "rewards": [[1.0, 0.45116618275642395]], "actions": ["a"]}
+    assert same(r, r | {"result_acc": 0.45116615295410156, "rewards": [[1.0, 0.45116615295410156]]}) is None
+    assert same(r, r | {"result_acc": 0.4512}) == ".result_acc: 0.45116618275642395 != 0.4512"
+    assert same(r, r | {"actions": ["b"]}) == ".actions[0]: 'a' != 'b'"
+    assert same(r, r | {"steps": 1}) == ": keys ['steps'] in one only"
+    assert same([r], [r, r]) == ": 1 != 2 items"
+
+
+def same_records(a: list[dict], b: list[dict]) -> str | None:
+    "`same` of two runs' records, each without what depends on when and where it ran."
+    return same([fields(r) for r in a], [fields(r) for r in b])
 
 
 def records(d) -> list[dict]:
@@ -85,12 +117,12 @@ def test_local_and_ray_record_the_same_episodes(cluster, tmp_path, monkeypatch, 
     with executing(on(cluster)): there = run(cfg, out_dir=tmp_path/"ray", progress=False)
     assert here.dir.name == there.dir.name and (here.ran, here.errors) == (there.ran, there.errors) == (cfg.limit, 0)
     a, b = records(here.dir), records(there.dir)
-    assert [fields(r) for r in a] == [fields(r) for r in b]
+    assert (d := same_records(a, b)) is None, d
     assert all(r["worker"].startswith("ray-") for r in b)
     if extra: assert all(u["completion_tokens"] > 0 and not u["cached"] for r in b for u in r["usage"])
     inv = lambda r: json.loads((r.dir/"env.json").read_text())["invocations"][-1]
     assert inv(here)["agent"] == inv(there)["agent"] and inv(here)["protocol"] == inv(there)["protocol"]
-    assert here.summary["scores"] == there.summary["scores"]
+    assert (d := same(here.summary["scores"], there.summary["scores"])) is None, d
 
 
 def test_a_web_run_on_the_cluster(cluster, tmp_path):
@@ -100,7 +132,7 @@ def test_a_web_run_on_the_cluster(cluster, tmp_path):
     here = run_web(cfg, tmp_path/"local", driver="inprocess", progress=False)
     with executing(on(cluster)): there = run_web(cfg, tmp_path/"ray", driver="inprocess", progress=False)
     assert here.dir.name == there.dir.name and there.errors == 0 and there.ran == 3
-    assert [fields(r) for r in records(here.dir)] == [fields(r) for r in records(there.dir)]
+    assert (d := same_records(records(here.dir), records(there.dir))) is None, d
 
 
 @pytest.mark.browser
@@ -119,8 +151,7 @@ def test_a_chromium_run_on_ray_leaves_no_browser(ray_env, tmp_path, monkeypatch)
         there = run_web(cfg, tmp_path/"ray", driver="chromium", progress=False)
     assert there.errors == 0
     for a, b in zip(records(here.dir), records(there.dir)):
-        fa, fb = fields(a), fields(b)
-        assert fa == fb, {k: (fa.get(k), fb.get(k)) for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
+        assert (d := same(fields(a), fields(b))) is None, d
     me = os.getpid()
     for _ in range(100):
         if not (left := [q for q in _processes_with(mark) if q != me]): break
@@ -150,7 +181,7 @@ def test_a_node_removed_mid_run(cluster, tmp_path):
     recs = read_jsonl(got.dir/"results.jsonl")
     assert sorted((r["task_id"], r["trial"]) for r in recs) == sorted((r["task_id"], r["trial"]) for r in want)
     assert all(r["status"] == "ok" for r in recs) and (got.ran, got.errors) == (6, 0)
-    assert [fields(r) for r in records(got.dir)] == [fields(r) for r in want]
+    assert (d := same_records(records(got.dir), want)) is None, d
 
 
 def _cli(args, env, **kw) -> subprocess.Popen:
@@ -189,7 +220,7 @@ def test_a_killed_driver_is_resumed_by_the_printed_command(cluster, tmp_path, ra
     assert len(keys) == len(set(keys)) == 6
     want = records(run(cfg, out_dir=tmp_path/"local", progress=False).dir)
     latest = {(x["task_id"], x["trial"]): x for x in recs if x["status"] == "ok"}
-    assert [fields(latest[k]) for k in sorted(latest)] == [fields(r) for r in want]
+    assert (d := same_records([latest[k] for k in sorted(latest)], want)) is None, d
 
 
 def _processes_with(mark: str) -> list[int]:
@@ -312,7 +343,7 @@ def test_address_auto_joins_a_cluster_started_with_ray_start(ray_env, tmp_path):
     there = records(tmp_path/"ray"/cfg.name)
     here = records(run(cfg, out_dir=tmp_path/"local", progress=False).dir)
     assert len(there) == 6 and all(x["worker"].startswith("ray-") for x in there)
-    assert [fields(x) for x in here] == [fields(x) for x in there]
+    assert (d := same_records(here, there)) is None, d
 
 
 def test_missing_ray_or_cluster_is_one_line_exit_2(ray_env, monkeypatch, tmp_path):
