@@ -11,9 +11,9 @@ from typing import Callable
 
 # %% auto #0
 __all__ = ['REACT_SINGLE_TURN_CALLS', 'CONTEXT_MARGIN', 'ELIDED', 'ELIDE_MIN_CHARS', 'RECMIND_RULES', 'INTEREC_RULES',
-           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'Turns', 'Agent', 'tool_call_message',
-           'tool_result_message', 'fit_memory', 'fit_history', 'FunctionCallingAgent', 'parse_react', 'transcript',
-           'ReActAgent', 'interec_store', 'InteRecAgent']
+           'TASKSPECIFIC_RULES', 'REACT_INSTRUCTION', 'REFLECTION_PROMPT', 'REFLECTION_PREFIX', 'Turns', 'Agent',
+           'tool_call_message', 'tool_result_message', 'fit_memory', 'fit_history', 'FunctionCallingAgent',
+           'parse_react', 'transcript', 'ReActAgent', 'interec_store', 'InteRecAgent']
 
 # %% ../../nbs/agents/41_baselines.ipynb #dfeed4fd
 from ..data.schema import Benchmark, Task, FUNCTION_FOR_TYPE
@@ -67,8 +67,8 @@ class Agent:
         `purpose` names a side call; `guide`: the answer's form (see `LLM.chat`)."""
         room = max_tokens or self.max_tokens
         messages, elided = fit_history(self.llm, messages, tools, room)
-        c = self.llm.chat(messages, tools=tools, temperature=self.temperature, max_tokens=room,
-                          role="agent", seed=ts.seed, constrained=self.constrained and bool(tools), guide=guide)[0]
+        c = self.llm.chat(messages, tools=tools, temperature=self.temperature, max_tokens=room, role="agent",
+                          seed=ts.seed, constrained=self.constrained and bool(tools), guide=guide, purpose=purpose)[0]
         u = c.usage.to_dict() if hasattr(c.usage, "to_dict") else dict(c.usage)
         if elided: u["history_elided"] = elided
         if purpose is None and ts.memory_fit is not None and not any(x.get("role") == "agent" for x in ts.env.usage):
@@ -288,6 +288,8 @@ def transcript(messages: list[dict]) -> str:
     return "\n".join(f"{m['role']}: {m.get('content') or ''}" for m in messages if m["role"] != "system")
 
 # %% ../../nbs/agents/41_baselines.ipynb #c650a5eb
+REFLECTION_PREFIX = "Reflection: "   # a reflection's reply, as the conversation (and so the record) keeps it
+
 class ReActAgent(FunctionCallingAgent):
     "ReAct (Thought/Action/Arguments text protocol) with a memory; `reflection=True` adds Reflection's extra call."
     name = "react"
@@ -331,7 +333,7 @@ class ReActAgent(FunctionCallingAgent):
         prompt = REFLECTION_PROMPT.format(instruction=ts.task.task, transcript=transcript(ts.messages),
                                           feedback=feedback)
         c = self.call(ts, [{"role": "user", "content": prompt}], purpose="reflection")
-        if c.text: ts.messages.append({"role": "assistant", "content": f"Reflection: {c.text}"})
+        if c.text: ts.messages.append({"role": "assistant", "content": f"{REFLECTION_PREFIX}{c.text}"})
 
 # %% ../../nbs/agents/41_baselines.ipynb #dc0ee91e
 def interec_store(path: str | Path | None = None) -> InteRecProfiles:

@@ -24,8 +24,9 @@ from .puma_prompts import (function_prompt, review_product_block, param_prompt, 
 
 # %% ../../nbs/agents/42_puma.ipynb #4597949f
 def identify_function(llm: LLM, task: Task, seed: int = 0, max_tokens: int = 32) -> tuple[str | None, Completion]:
-    "`(predicted function or None, completion)` for `task` from `llm` with the function prompt."
-    c = llm.chat(as_messages(function_prompt(task)), temperature=0.0, max_tokens=max_tokens, role="agent", seed=seed)[0]
+    "`(predicted function or None, completion)` for `task` from `llm` with the function prompt (a side call)."
+    c = llm.chat(as_messages(function_prompt(task)), temperature=0.0, max_tokens=max_tokens, role="agent", seed=seed,
+                 purpose="function_identification")[0]
     return parse_function(c.text), c
 
 # %% ../../nbs/agents/42_puma.ipynb #846bc91a

@@ -9,12 +9,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['ROLES', 'reply_draft', 'published_replies', 'DraftTally', 'PublishedDrafts', 'first_departure', 'packed_episodes']
+__all__ = ['ROLES', 'reply_draft', 'published_replies', 'recorded_side_calls', 'DraftTally', 'PublishedDrafts', 'first_departure',
+           'packed_episodes']
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #d92849c9
 from ..llm.drafting import EpisodeDrafts
 from ..llm.call_draft import CallDraft
 from ..llm.toolcalls import content_text, flatten_tool_messages, loads_bounded
+from ..agents.baselines import REFLECTION_PREFIX
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #b2a87e01
 ROLES = {"agent": "messages", "user_simulator": "user_messages"}   # a role's calls, and where a record keeps replies
@@ -34,6 +36,12 @@ def published_replies(rec: dict) -> dict[str, list]:
     def replies(messages, skip):
         return [reply_draft(m) for m in messages or [] if m.get("role") == "assistant"][skip:]
     return {role: replies(rec.get(key), skip=int(role == "user_simulator")) for role, key in ROLES.items()}
+
+def recorded_side_calls(rec: dict) -> dict[str, str]:
+    """The side calls whose replies a published record keeps among its agent's (`llm.drafting.EpisodeDrafts`'s
+    `recorded`): the function track's reflection (`agents.baselines.ReActAgent.reflect`); a page agent's reflection
+    goes into its memory, not its conversation (a record with an `interface` is the web track's)."""
+    return {} if rec.get("interface") else {"reflection": REFLECTION_PREFIX}
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #4c736690
 @dataclass
@@ -64,7 +72,8 @@ class DraftTally:
 # %% ../../nbs/evidence/38f_drafts.ipynb #0831e765
 class PublishedDrafts:
     """The drafts of re-run episodes of the published records `published` (by task id), for `run(..., drafts=)`: a
-    task's `llm.drafting.EpisodeDrafts` of its published replies, its calls counted in `tally`."""
+    task's `llm.drafting.EpisodeDrafts` of its published replies (and its `recorded_side_calls`), its calls counted in
+    `tally`."""
     def __init__(self, published: dict[str, dict], tally: DraftTally | None = None):
         self.published, self.tally = published, DraftTally() if tally is None else tally
         self.episodes: dict[str, EpisodeDrafts] = {}   # the drafts last handed out for each task, with its calls' log
@@ -72,7 +81,7 @@ class PublishedDrafts:
     def __call__(self, task_id: str) -> EpisodeDrafts | None:
         rec = self.published.get(task_id)
         if rec is None: return None
-        self.episodes[task_id] = ed = EpisodeDrafts(published_replies(rec), self.tally.add)
+        self.episodes[task_id] = ed = EpisodeDrafts(published_replies(rec), self.tally.add, recorded_side_calls(rec))
         return ed
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #fc2c6e64
@@ -83,7 +92,8 @@ def first_departure(episode: EpisodeDrafts) -> str:
         if (dep := getattr(stats, "departure", None)) is not None:
             return f"the {role.replace('_', ' ')}'s call {k + 1}, {dep.describe()}"
     if undrafted := sum(s is None for _, _, s in episode.log):
-        return f"no drafted call left its published reply; {undrafted} calls had no draft (sampled, batched or cached)"
+        return (f"no drafted call left its published reply; {undrafted} calls had no draft (side calls, sampled, batched "
+                "or cached)")
     return "every call gave its published reply: the difference is outside the model calls"
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #529061d7

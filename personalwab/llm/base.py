@@ -185,26 +185,30 @@ class LLM:
 
     def chat(self, messages: list[dict], *, tools: list[dict] | None = None, n: int = 1, temperature: float = 0.0,
              max_tokens: int = 256, role: str = "agent", seed: int = 0, num_beams: int = 1,
-             constrained: bool = False, guide=None, draft=None) -> list[Completion]:
+             constrained: bool = False, guide=None, draft=None, purpose: str | None = None) -> list[Completion]:
         """Answer one conversation (OpenAI chat format) with `n` completions; never raises for model/API errors.
         `guide`: the form the answer must take (e.g. `personalwab.web.guide.StepGuide`: a `key` and a
         `logits_processor`);
         local backends decode under it, an API model only reads the prompt.
         `draft`: the answer expected (token ids, or text), which the `hf` backend checks in one pass (`llm.draft`);
-        it never changes the answer, only how fast a greedy one comes."""
+        it never changes the answer, only how fast a greedy one comes.
+        `purpose`: a side call's (not a step of the episode: function identification, step evaluation, reflection);
+        it tells an episode's drafts (`llm.drafting`) which reply to expect, and is in no cache key."""
         return self.chat_many([messages], tools=tools, n=n, temperature=temperature, max_tokens=max_tokens,
                               role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide,
-                              drafts=None if draft is None else [draft])[0]
+                              drafts=None if draft is None else [draft], purpose=purpose)[0]
 
     def chat_many(self, conversations: list[list[dict]], *, tools: list[dict] | None = None, n: int = 1,
                   temperature: float = 0.0, max_tokens: int = 256, role: str = "agent", seed: int = 0,
                   num_beams: int = 1, constrained: bool = False, guide=None,
-                  drafts: list | None = None) -> list[list[Completion]]:
+                  drafts: list | None = None, purpose: str | None = None) -> list[list[Completion]]:
         """`chat` for a batch of conversations sharing the parameters (batched on local backends); `drafts`: one per
-        conversation (none given: those of the episode's drafts active in this thread, `llm.drafting`, if any)."""
+        conversation (none given: those of the episode's drafts active in this thread, `llm.drafting`, if any, which
+        read the side call's `purpose`)."""
         if drafts is None and (book := active_drafts()) is not None:
             return book.chat_many(self, conversations, tools=tools, n=n, temperature=temperature, max_tokens=max_tokens,
-                                  role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide)
+                                  role=role, seed=seed, num_beams=num_beams, constrained=constrained, guide=guide,
+                                  purpose=purpose)
         params = dict(n=int(n), temperature=float(temperature), max_tokens=int(max_tokens), seed=int(seed),
                       num_beams=int(num_beams), constrained=bool(constrained))
         # in the key only when given: unguided keys are what they were

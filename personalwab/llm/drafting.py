@@ -13,9 +13,9 @@ __all__ = ['undrafted_reason', 'EpisodeDrafts', 'active_drafts', 'using_drafts']
 
 # %% ../../nbs/llm/17_drafting.ipynb #e729edca
 def undrafted_reason(params: dict, conversations: int, completion, draft) -> str:
-    """Why a call (`chat_many`'s `params`: n, temperature, num_beams; its `conversations`; its first `completion`) was
-    decoded without `draft`."""
-    if draft is None: return "without a draft"
+    """Why a call (`chat_many`'s `params`: n, temperature, num_beams, a side call's purpose; its `conversations`; its
+    first `completion`) was decoded without `draft`."""
+    if draft is None: return f"a side call ({p})" if (p := params.get("purpose")) else "without a draft"
     if conversations != 1: return "batched"
     if params.get("temperature", 0) > 0 or params.get("n", 1) > 1 or params.get("num_beams", 1) > 1:
         return "sampled or beams"
@@ -25,25 +25,34 @@ def undrafted_reason(params: dict, conversations: int, completion, draft) -> str
 # %% ../../nbs/llm/17_drafting.ipynb #560ad8c8
 class EpisodeDrafts:
     """The replies expected of one episode's model calls: by role, in the order the calls are made (`replies`); each
-    call's outcome goes to `on_call(stats, reason)` and to `log`: (role, position, `DraftStats` or None), in order."""
-    def __init__(self, replies: Mapping[str, Sequence], on_call: Callable[[Any, str | None], None] | None = None):
-        self.replies = {role: list(r) for role, r in replies.items()}
+    call's outcome goes to `on_call(stats, reason)` and to `log`: (role, position, `DraftStats` or None), in order; a
+    side call's position is None unless its purpose is `recorded` (the prefix its replies have among the role's)."""
+    def __init__(self, replies: Mapping[str, Sequence], on_call: Callable[[Any, str | None], None] | None = None,
+                 recorded: Mapping[str, str] | None = None):
+        self.replies, self.recorded = {role: list(r) for role, r in replies.items()}, dict(recorded or {})
         self.on_call, self.calls, self._lock = on_call, Counter(), threading.Lock()
         self.log: list[tuple[str, int, Any]] = []
 
     def __repr__(self):
         return f"EpisodeDrafts({ {r: len(v) for r, v in self.replies.items()} }, calls {dict(self.calls)})"
 
-    def take_at(self, role: str) -> tuple[int, Any]:
-        "(position, draft) of the next call of `role` (the draft None once its replies are used up); the call takes it."
+    def take_at(self, role: str, purpose: str | None = None) -> tuple[int | None, Any]:
+        """(position, draft) of the next call of `role` (the draft None once its replies are used up); the call takes
+        it. A side call (`purpose`) takes one only if its purpose is `recorded`, and its draft is the reply less the
+        prefix (None if the reply has not that prefix); any other side call: (None, None), no position taken."""
+        if purpose is not None and purpose not in self.recorded: return None, None
         with self._lock:
             k, mine = self.calls[role], self.replies.get(role, [])
             self.calls[role] += 1
-        return k, mine[k] if k < len(mine) else None
+        d = mine[k] if k < len(mine) else None
+        if purpose is not None:
+            pre = self.recorded[purpose]
+            d = d[len(pre):] if isinstance(d, str) and d.startswith(pre) else None
+        return k, d
 
-    def take(self, role: str):
-        "The draft of the next call of `role` (None once its replies are used up); the call takes its position."
-        return self.take_at(role)[1]
+    def take(self, role: str, purpose: str | None = None):
+        "The draft of the next call of `role` (None once its replies are used up); see `take_at`."
+        return self.take_at(role, purpose)[1]
 
 # %% ../../nbs/llm/17_drafting.ipynb #b90f3384
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("personalwab_drafts", default=None)
@@ -65,10 +74,10 @@ from fastcore.basics import patch
 # %% ../../nbs/llm/17_drafting.ipynb #058da6d2
 @patch
 def chat_many(self: EpisodeDrafts, llm, conversations: list, **kw) -> list:
-    """`llm.chat_many(conversations, **kw)` with the draft of the call's role (`kw['role']`) when it has one
-    conversation; each answer reported to `on_call`."""
+    """`llm.chat_many(conversations, **kw)` with the draft of the call's role (`kw['role']`; a side call: its
+    `kw['purpose']`) when it has one conversation; each answer reported to `on_call`."""
     role = kw.get("role", "agent")
-    k, draft = self.take_at(role)
+    k, draft = self.take_at(role, kw.get("purpose"))
     one = draft is not None and len(conversations) == 1
     with using_drafts(None): out = llm.chat_many(conversations, drafts=[draft] if one else None, **kw)
     for comps in out:
