@@ -238,3 +238,25 @@ def test_a_run_that_could_not_be_re_run_fails_the_reproduction():
     assert reproduce.verification_counts(df) == (1, 1)
     assert reproduce.verification_counts(df.iloc[:2]) == (1, 0)
     assert reproduce.verification_counts(df.iloc[:0]) == (0, 0)
+
+def test_miniwob_runs_absent_or_partial_are_said_and_tolerated(tmp_path, monkeypatch):
+    "No MiniWoB++ run published: one line each, nothing verified, the report skipped; a partial one is named with its counts."
+    import json
+    sys.path.insert(0, str(ROOT/"tools"))
+    import reproduce
+    from personalwab.evidence.miniwob import pack_miniwob
+    from personalwab.web.miniwob_runs import MiniWoBConfig
+    monkeypatch.setenv("PERSONALWAB_RESULTS", str(tmp_path/"results"))
+    said = []
+    assert reproduce.miniwob_published(said.append) == set() and "no run published in results/miniwob/" in said[-1]
+    assert reproduce.verify_miniwob_runs(tmp_path/"out", tmp_path/"scratch", said.append) == (None, 0)
+    assert "MiniWoB++ verification: skipped, no run is published" in said[-1]
+    assert reproduce.unpublished("miniwob", set()) and not reproduce.unpublished("miniwob", {"miniwob/random"})
+    c = MiniWoBConfig(agent="random", tasks=["click-test", "enter-text"], seeds=1)
+    d = tmp_path/"runs"/c.name; d.mkdir(parents=True)
+    (d/"config.json").write_text(json.dumps({"name": c.name, "hash": c.hash, "identity": c.identity(), "config": c.model_dump()}))
+    (d/"results.jsonl").write_text(json.dumps({"task_id": "click-test", "trial": 0, "status": "ok", "type": "miniwob",
+                                               "function_acc": 1.0, "result_acc": 1.0, "success": True, "wall_s": 2.0}) + "\n")
+    pack_miniwob(d)
+    assert reproduce.miniwob_published(said.append) == {"miniwob/random"}
+    assert said[-1] == f"  MiniWoB++: 1 published runs, 1 of 2 planned episodes; partial (still being computed): {c.name} 1/2", said[-1]

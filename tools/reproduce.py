@@ -18,6 +18,11 @@ Profiles:
               at a time (default 2), each in its own process with its own workers and torch threads;
               with `--executor ray` the sampled episodes are Ray tasks instead (a Ray started for it, or
               the cluster at `--address`), the runs one after another;
+           3b. the first published episodes of every published MiniWoB++ run (results/miniwob/, at most a
+              minute of published episode time a run) are re-run in Chromium through BrowserGym and their
+              page actions and success compared with the published ones: runs/reproduce/miniwob_verification.md
+              (skipped, with a line, when nothing is published there or Chromium is missing; a partial run is
+              checked on what it has);
            4. the paper notebooks are executed with the plan's parameters (configs/published.yaml) on
               the restored runs only (PERSONALWAB_COMPUTE=0: nothing is computed, a task not yet
               published is counted as missing), `--processes` at a time: tables and figures into
@@ -63,13 +68,15 @@ EXPECTED = {
     "Figure 9 (results by attempt)": "fig9_attempts.ipynb",
     "The paper's findings, measured (verdict per claim)": "claims.ipynb",
     "The web track beside the function track (not in the paper)": "web_track.ipynb",
+    "The page agents on MiniWoB++'s public pages (not in the paper)": "miniwob.ipynb",
 }
 LAST = {"claims"}   # notebooks that read the runs of the others: they run at the end
 # The published runs each notebook reads (keys of `evidence.plan.plan_runs`, by prefix): a notebook none of whose runs has a
 # published record yet is skipped by the default profile (it would show empty tables) and says so.
 NOTEBOOK_RUNS = {"table3": ("table3/",), "table4": ("table4/",), "fig8": ("table4/",), "fig9": ("table4/",),
                  "table5": ("table5/", "table3/puma"), "table6": ("table6/",), "fig7": ("table3/", "table4/"),
-                 "claims": ("table3/", "table4/", "table5/", "table6/"), "web": ("web/",)}
+                 "claims": ("table3/", "table4/", "table5/", "table6/"), "web": ("web/",),
+                 "miniwob": ("miniwob/",)}   # the MiniWoB++ runs (results/miniwob/, not in the plan): "miniwob/<agent>"
 
 def unpublished(stem: str, done: set[str]) -> bool:
     "Whether paper notebook `stem` reads published runs and none of them (keys in `done` have records) has a record yet."
@@ -210,11 +217,43 @@ def verification_counts(df) -> tuple[int, int]:
     if not len(df): return 0, 0
     return int(df.tasks.sum() - df.identical.sum()), int(df.error.notna().sum())
 
+def miniwob_published(log=print) -> set[str]:
+    """The MiniWoB++ runs published in results/miniwob/ (`evidence.miniwob`), as `NOTEBOOK_RUNS` keys ("miniwob/<agent>");
+    one line says how many there are and which are partial (still being computed), or that there are none."""
+    from personalwab.evidence.miniwob import published_runs
+    from personalwab.run.records import read_json
+    metas = [read_json(p/"run.json", "published MiniWoB++ run") or {} for p in published_runs()]
+    if not metas: log("  MiniWoB++: no run published in results/miniwob/ (its report and check are skipped)"); return set()
+    part = [m for m in metas if not m.get("complete")]
+    log(f"  MiniWoB++: {len(metas)} published runs, {sum(m.get('records', 0) for m in metas)} of "
+        f"{sum(m.get('planned', 0) for m in metas)} planned episodes" + (f"; partial (still being computed): "
+        + ", ".join(f"{m['name']} {m['records']}/{m['planned']}" for m in part) if part else ""))
+    return {f"miniwob/{(m.get('identity') or {}).get('agent')}" for m in metas}
+
+def verify_miniwob_runs(out: Path, scratch: Path, log=print) -> tuple[int | None, int]:
+    """Re-run the first published episodes of every published MiniWoB++ run (at most `MINIWOB_BUDGET_S` published seconds
+    a run, `evidence.miniwob.verify_all_miniwob`) into `scratch` (emptied first), write out/miniwob_verification.{csv,md}
+    and print the table; skipped with one line when nothing is published or Chromium is missing. Returns (re-run episodes
+    whose actions or success differ (None: skipped), runs that could not be re-run)."""
+    import shutil
+    from personalwab.evidence.miniwob import MINIWOB_BUDGET_S, miniwob_verification_markdown, published_runs, verify_all_miniwob
+    from personalwab.web.drivers import chromium_path
+    if not published_runs(): log("\nMiniWoB++ verification: skipped, no run is published in results/miniwob/."); return None, 0
+    if chromium_path() is None:
+        log("\nMiniWoB++ verification: skipped, no Chromium on this machine (apt-get install chromium)."); return None, 0
+    shutil.rmtree(scratch, ignore_errors=True)
+    t0 = time.time()
+    checks = verify_all_miniwob(None, scratch, out, log=lambda *a: None)
+    log(f"\nMiniWoB++ verification: the first published episodes of every published run (at most {MINIWOB_BUDGET_S:g} published "
+        f"seconds a run) re-run here ({time.time() - t0:.0f}s):\n")
+    log(miniwob_verification_markdown(checks))
+    return sum(c.episodes - c.identical for c in checks), sum(bool(c.error) for c in checks)
+
 def compare_tables(out: Path, committed: Path) -> list[str]:
     "One line per table (CSV) of a reproduction: identical to the committed one in `committed`, differing, or new."
     lines = []
     for p in sorted(out.glob("*.csv")):
-        if p.name == "verification.csv": continue
+        if p.name.endswith("verification.csv"): continue   # this machine's re-runs, not a table of results/
         c = committed/p.name
         lines.append(f"{p.name}: " + ("new (no committed table)" if not c.exists() else "identical" if c.read_bytes() == p.read_bytes() else "differs"))
     return lines
@@ -346,7 +385,7 @@ def main(argv=None) -> int:
     extra = QUICK if quick else {}
     have = {p.name for p in PAPER.glob("*.ipynb")}
     missing = [f"{what} -> nbs/paper/{nb}" for what, nb in EXPECTED.items() if nb not in have]
-    failures, t00, differ, changed, skipped = [], time.time(), 0, 0, []
+    failures, t00, differ, changed, skipped, mw_changed = [], time.time(), 0, 0, [], None
     plan, done = None, None
     if check or args.profile == "full":
         from personalwab.evidence.plan import load_plan, notebook_parameters
@@ -365,12 +404,15 @@ def main(argv=None) -> int:
         prog = progress(plan, work/"runs", puma=models)
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"
               + ("" if models or "puma" not in plan.single_methods else " (PUMA's runs not counted: no complete PUMA model published)"), flush=True)
-        done = {r.run for r in prog.itertuples() if r.done > 0}
+        done = {r.run for r in prog.itertuples() if r.done > 0} | miniwob_published()
         if not args.only:
             changed, unverified = verify_sample(out, work/"verify", models, args.per_type, args.threads, args.processes,
                                                 drafts=args.drafts, budget_s=args.sample_budget, executor=args.executor,
                                                 address=args.address)
             if unverified: failures.append(f"verification ({unverified} published runs could not be re-run: see verification.md)")
+            mw_changed, mw_unverified = verify_miniwob_runs(out, work/"verify-miniwob")
+            if mw_unverified:
+                failures.append(f"MiniWoB++ verification ({mw_unverified} published runs could not be re-run: see miniwob_verification.md)")
         os.environ["PERSONALWAB_COMPUTE"] = "0"                    # the notebooks read the published runs, compute nothing
     if quick and any(nb.stem.startswith("web") for nb in notebooks(args.only)): restore_quick_web_agent()
     todo = []
@@ -422,7 +464,8 @@ def main(argv=None) -> int:
     if skipped: print("\nNot derived (none of their runs is published yet): " + ", ".join(skipped))
     if check and not args.only:
         print(f"\nPublished evidence: {differ} re-scored records differ; {changed} re-run episodes with other actions than published "
-              "(see verification.md)")
+              "(see verification.md)" + (f"; MiniWoB++: {mw_changed} re-run episodes with other actions or success than published "
+                                          "(see miniwob_verification.md)" if mw_changed is not None else ""))
     if failures: print(f"\nFAILED: {failures}"); return 1
     return 0
 
