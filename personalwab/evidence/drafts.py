@@ -9,8 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['ROLES', 'reply_draft', 'published_replies', 'recorded_side_calls', 'DraftTally', 'PublishedDrafts', 'first_departure',
-           'packed_episodes']
+__all__ = ['ROLES', 'GUIDE_TAIL', 'reply_draft', 'published_replies', 'recorded_side_calls', 'DraftTally', 'PublishedDrafts',
+           'first_departure', 'packed_episodes']
 
 # %% ../../nbs/evidence/38f_drafts.ipynb #d92849c9
 from ..llm.drafting import EpisodeDrafts
@@ -31,11 +31,19 @@ def reply_draft(m: dict) -> str | CallDraft:
         if isinstance(args, dict) and isinstance(f.get("name"), str): return CallDraft(f["name"], args)
     return flatten_tool_messages([m])[0]["content"]
 
+GUIDE_TAIL = "\nNode: "   # where a guided page step's last two lines start: written by the guide, not the model
+
 def published_replies(rec: dict) -> dict[str, list]:
-    "The drafts of a published record's model calls (`reply_draft`), by role (`ROLES`), in the order the calls were made."
+    """The drafts of a published record's model calls (`reply_draft`), by role (`ROLES`), in the order the calls were
+    made. A page agent's step (a record of the web track, which has an `interface`) is drafted up to `GUIDE_TAIL`: under
+    the page's step guide the model stops after its action and the guide writes the step's `Node:` and `Target:` lines
+    (`web.guide.StepGuide.complete`); drafted, they would count as draft tokens the model declined."""
     def replies(messages, skip):
         return [reply_draft(m) for m in messages or [] if m.get("role") == "assistant"][skip:]
-    return {role: replies(rec.get(key), skip=int(role == "user_simulator")) for role, key in ROLES.items()}
+    out = {role: replies(rec.get(key), skip=int(role == "user_simulator")) for role, key in ROLES.items()}
+    if rec.get("interface"):
+        out["agent"] = [d.split(GUIDE_TAIL, 1)[0] if isinstance(d, str) else d for d in out["agent"]]
+    return out
 
 def recorded_side_calls(rec: dict) -> dict[str, str]:
     """The side calls whose replies a published record keeps among its agent's (`llm.drafting.EpisodeDrafts`'s
