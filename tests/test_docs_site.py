@@ -20,7 +20,7 @@ WIDTHS = {"desktop": "1280,900", "phone": "390,844"}
 SHOTS = Path(os.environ.get("PERSONALWAB_SCREENSHOTS") or Path(tempfile.gettempdir())/"personalwab-docs-screenshots")
 needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it)")
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")   # session: built once per worker, never torn down between the tests that read it
 def run_dir(tmp_path_factory):
     "A real multi-turn run of the oracle on the tiny benchmark (the user simulator is the offline SmolLM2)."
     out = tmp_path_factory.mktemp("runs")
@@ -30,14 +30,14 @@ def run_dir(tmp_path_factory):
     assert r.returncode == 0, r.stdout + r.stderr
     return next(p for p in out.iterdir() if (p/"results.jsonl").exists())
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")   # session: built once per worker, never torn down between the tests that read it
 def web_run_dir(run_dir):
     "A real web run beside it: the oracle on the tiny benchmark's pages (in process), its pages kept (`keep_pages`)."
     from personalwab.run.config import RunConfig
     from personalwab.web.run import run_web
     return run_web(RunConfig(method="oracle", data="tiny", env_params={"engine": "bm25s"}), run_dir.parent, progress=False, keep_pages=True).dir
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")   # session: built once per worker, never torn down between the tests that read it
 def site(tmp_path_factory, run_dir, web_run_dir):
     out = tmp_path_factory.mktemp("docs")/"_docs"
     r = subprocess.run([sys.executable, str(ROOT/"tools"/"build_docs.py"), "--out", str(out), "--runs", str(run_dir.parent), "--all-runs",
