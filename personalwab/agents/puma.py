@@ -23,10 +23,12 @@ from .puma_prompts import (function_prompt, review_product_block, param_prompt, 
                                              parse_function, param_to_action)
 
 # %% ../../nbs/agents/42_puma.ipynb #4597949f
-def identify_function(llm: LLM, task: Task, seed: int = 0, max_tokens: int = 32) -> tuple[str | None, Completion]:
-    "`(predicted function or None, completion)` for `task` from `llm` with the function prompt (a side call)."
+def identify_function(llm: LLM, task: Task, seed: int = 0, max_tokens: int = 32,
+                      purpose: str | None = "function_identification") -> tuple[str | None, Completion]:
+    """`(predicted function or None, completion)` for `task` from `llm` with the function prompt: a side call
+    (`purpose`; None where it is a step of the episode whose reply the record keeps, as PUMA's own)."""
     c = llm.chat(as_messages(function_prompt(task)), temperature=0.0, max_tokens=max_tokens, role="agent", seed=seed,
-                 purpose="function_identification")[0]
+                 purpose=purpose)[0]
     return parse_function(c.text), c
 
 # %% ../../nbs/agents/42_puma.ipynb #846bc91a
@@ -116,7 +118,7 @@ class PumaAgent(Agent):
     def solve(self, env: WebEnv, task: Task, seed: int | None = None) -> Episode:
         ts = Turns(env, task, self.seed if seed is None else int(seed))
         env.reset(task)
-        fn, c1 = identify_function(self.function_llm or self.llm, task, ts.seed)
+        fn, c1 = identify_function(self.function_llm or self.llm, task, ts.seed, purpose=None)   # a step: recorded
         prompt = param_prompt(task, fn or c1.text.strip()[:60], self.memory_for(task, fn),
                               review_product_block(env.shown_product))
         c2 = self.call_param(ts, prompt)
