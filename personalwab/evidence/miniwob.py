@@ -11,7 +11,7 @@ from typing import Iterable
 from pydantic import ValidationError
 from ..core.config import repo_root, results_dir, runs_dir, torch_threads
 from .runs import (RESTORED_FILE, finished_records, merge_provenance, provenance_of, published_part,
-                                       read_records_gz, record_key, write_records_gz)
+                                       read_records_gz, record_key, restore_records, write_records_gz)
 from ..run.config import one_line
 from ..run.provenance import model_digest, portable, processor_name
 from ..run.records import atomic_write_json, dumps, read_json
@@ -111,20 +111,7 @@ def restore_miniwob(packed: str | Path, runs: str | Path | None = None) -> Path:
     if bad := next((r for r in published if r.get("type") != "miniwob" or r.get("status") != "ok"), None):
         raise ValueError(f"{gz}: record of {bad.get('task_id')!r}, field type/status: {bad.get('type')!r}/"
                          f"{bad.get('status')!r}, not a finished MiniWoB++ episode")
-    d = (Path(runs) if runs else miniwob_runs_dir())/cfg.name; d.mkdir(parents=True, exist_ok=True)
-    have = {record_key(r) for r in finished_records(d/"results.jsonl")}
-    if new := [r for r in published if record_key(r) not in have]:
-        with open(d/"results.jsonl", "a", encoding="utf-8") as f:
-            for r in new: f.write(dumps(r) + "\n")
-            f.flush(); os.fsync(f.fileno())
-    if not (d/"config.json").exists():
-        atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(),
-                                            "config": cfg.model_dump()})
-    if not (d/"env.json").exists(): atomic_write_json(d/"env.json", {"invocations": []})
-    keys, old = {record_key(r) for r in published}, published_part(d)
-    if old is None or len(keys) >= len(old[1]):               # publications only grow: the larger one covers the other
-        atomic_write_json(d/RESTORED_FILE, {"provenance": meta["provenance"], "records": sorted(keys)})
-    return d
+    return restore_records((Path(runs) if runs else miniwob_runs_dir())/cfg.name, cfg, published, meta["provenance"])
 
 # %% ../../nbs/evidence/38g_miniwob.ipynb #8fa4076a
 def pack_all_miniwob(runs: str | Path | None = None, dest: str | Path | None = None,

@@ -10,7 +10,8 @@ from typing import Iterable
 
 # %% auto #0
 __all__ = ['RESTORED_FILE', 'record_key', 'finished_records', 'write_records_gz', 'read_records_gz', 'provenance_of',
-           'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'pack_all', 'restore_all']
+           'merge_provenance', 'published_part', 'pack_run', 'restore_run', 'restore_records', 'pack_all',
+           'restore_all']
 
 # %% ../../nbs/evidence/38_runs.ipynb #e50dbf06
 from ..core.config import results_dir, runs_dir
@@ -149,21 +150,26 @@ def restore_run(packed: str | Path, runs: str | Path | None = None) -> Path:
     if c.name != meta["name"]:
         raise ValueError(f"{packed/'run.json'}: field name: {meta['name']!r} is not the name of its configuration "
                          f"({c.name!r})")
-    d = run_dir(c, runs); d.mkdir(parents=True, exist_ok=True)
+    return restore_records(run_dir(c, runs), c, read_records_gz(packed/"records.jsonl.gz"), meta["provenance"])
+
+def restore_records(d: str | Path, cfg, published: list[dict], provenance: dict) -> Path:
+    """Append to run folder `d` the `published` records it lacks (whole lines, synced), write its `config.json` (`cfg`:
+    a run configuration with `name`, `hash`, `identity()`, `model_dump()`) and `env.json` where missing, and what it
+    holds of the publication (`RESTORED_FILE`, with `provenance`); returns `d`."""
+    d = Path(d); d.mkdir(parents=True, exist_ok=True)
     have = {record_key(r) for r in finished_records(d/"results.jsonl")}
-    published = read_records_gz(packed/"records.jsonl.gz")
     new = [r for r in published if record_key(r) not in have]
     if new:
         with open(d/"results.jsonl", "a", encoding="utf-8") as f:
             for r in new: f.write(dumps(r) + "\n")
             f.flush(); os.fsync(f.fileno())
     if not (d/"config.json").exists():
-        atomic_write_json(d/"config.json", {"name": c.name, "hash": c.hash, "identity": c.identity(),
-                                            "config": c.model_dump()})
+        atomic_write_json(d/"config.json", {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(),
+                                            "config": cfg.model_dump()})
     if not (d/"env.json").exists(): atomic_write_json(d/"env.json", {"invocations": []})
     keys, old = {record_key(r) for r in published}, published_part(d)
     if old is None or len(keys) >= len(old[1]):               # publications only grow: the larger one covers the other
-        atomic_write_json(d/RESTORED_FILE, {"provenance": meta["provenance"], "records": sorted(keys)})
+        atomic_write_json(d/RESTORED_FILE, {"provenance": provenance, "records": sorted(keys)})
     return d
 
 # %% ../../nbs/evidence/38_runs.ipynb #960deac9
