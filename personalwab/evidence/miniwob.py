@@ -20,8 +20,8 @@ from ..web.miniwob_runs import MiniWoBConfig
 # %% auto #0
 __all__ = ['MINIWOB_DIR', 'MINIWOB_BUDGET_S', 'miniwob_runs_dir', 'published_dir', 'published_runs', 'run_config',
            'miniwob_records', 'model_of', 'pack_miniwob', 'restore_miniwob', 'pack_all_miniwob', 'restore_all_miniwob',
-           'miniwob_sample', 'MiniWoBCheck', 'same_episode', 'verify_miniwob', 'miniwob_verification_markdown',
-           'verify_all_miniwob']
+           'miniwob_sample', 'MiniWoBCheck', 'same_episode', 'restore_model', 'verify_miniwob',
+           'miniwob_verification_markdown', 'verify_all_miniwob']
 
 # %% ../../nbs/evidence/38g_miniwob.ipynb #cac91999
 MINIWOB_DIR = "miniwob"        # the runs' subfolder, in the runs folder and in results/
@@ -164,17 +164,24 @@ def same_episode(published: dict, now: dict) -> bool:
         bool(now.get("success")) == bool(published.get("success"))
 
 # %% ../../nbs/evidence/38g_miniwob.ipynb #2195efc1
-def _ensure_model(cfg: MiniWoBConfig) -> None:
-    "A fine-tuned agent's merged model, restored from its published adapter (`results/web/`) when it is not here."
+def restore_model(agent: str, model: str | None = None) -> None:
+    """Restore the fine-tuned agent `agent`'s model (its web training config `model`, default the published one) from
+    `results/web/` when it is not in its work folder; `UsageError` when it is neither there nor published."""
+    from personalwab.web.miniwob import MINIWOB_AGENTS
     from personalwab.web.agents import FINE_TUNED_WEB
-    spec = cfg.model or cfg.identity()["model"]
-    if cfg.agent not in FINE_TUNED_WEB or not str(spec).endswith((".yaml", ".yml")): return
-    from personalwab.evidence.models import restore_web_agent
+    from personalwab.core.config import UsageError
+    path = model or MINIWOB_AGENTS[agent]
+    if agent not in FINE_TUNED_WEB or not path.endswith((".yaml", ".yml")): return     # an LLM spec: as it is
+    f = Path(path) if Path(path).is_absolute() else repo_root()/path
+    if not f.is_file(): raise UsageError(f"--model: no web training config at {path}")
     from personalwab.web.knowable import load_knowable_config
     from personalwab.web.train import load_web_config
-    with contextlib.chdir(repo_root()):
-        c = (load_web_config if cfg.agent == "scribe" else load_knowable_config)(repo_root()/spec)
-        if not (Path(c.final_model)/"config.json").exists(): restore_web_agent(c, log=lambda *a: None)
+    cfg = (load_web_config if agent == "scribe" else load_knowable_config)(f)
+    if (cfg.final_model/"config.json").exists(): return
+    from personalwab.evidence.models import restore_web_agent
+    restore_web_agent(cfg, log=lambda *a: None)
+    if not (cfg.final_model/"config.json").exists():
+        raise UsageError(f"{agent}: no model at {cfg.final_model}, and none of {path} published in results/web/")
 
 def verify_miniwob(packed: str | Path, scratch: str | Path | None = None,
                    budget_s: float = MINIWOB_BUDGET_S) -> MiniWoBCheck:
@@ -196,7 +203,7 @@ def verify_miniwob(packed: str | Path, scratch: str | Path | None = None,
         keys = miniwob_sample(pub.values(), budget_s)
         out = (Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-miniwob-verify-")))/cfg.name
         out.mkdir(parents=True, exist_ok=True)
-        _ensure_model(cfg)
+        with contextlib.chdir(repo_root()): restore_model(cfg.agent, cfg.model)
         with modified_env(PERSONALWAB_LLM_CACHE="0"), torch_threads(1), open(out/"results.jsonl", "w") as f:
             agent, env = miniwob_agent(cfg.agent, cfg.model, cfg.seed, 300.0, **cfg.params), MiniWoBEnv(
                 cfg.budget, cfg.max_steps, cfg.slow_mo)
