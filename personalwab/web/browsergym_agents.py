@@ -285,10 +285,11 @@ def bounded(agent, max_time_s: float | None):
     return agent
 
 def run_browsergym(cfg: RunConfig, out_dir: str | Path | None = None, progress: bool = False, benchmark=None,
-                   resources=None, threads: int | None = 1, max_time_s: float | None = 300.0):
+                   resources=None, threads: int | None = 1, max_time_s: float | None = 300.0, drafts=None):
     """Run (or resume) web run `cfg` through BrowserGym (`browsergym_config`) with the project's runner, from the
     checkout's root (the runs' paths are the checkout's); its `RunResult`. `max_time_s`: the wall-clock bound of each
-    of the agent's local model calls (the backends' default, 300 s; None: none)."""
+    of the agent's local model calls (the backends' default, 300 s; None: none). `drafts`: the runner's (task id -> the
+    episode's `llm.drafting.EpisodeDrafts`): the same answers, decoded sooner."""
     from personalwab.core.config import repo_root, torch_threads
     from personalwab.run.runner import run
     from personalwab.web.run import check_web_method, web_agent_factory
@@ -302,7 +303,7 @@ def run_browsergym(cfg: RunConfig, out_dir: str | Path | None = None, progress: 
     try:
         with contextlib.chdir(repo_root()), torch_threads(threads):
             return run(bcfg, out_dir, progress=progress, agent_factory=agents, env_factory=factory,
-                       benchmark=benchmark, resources=resources)
+                       benchmark=benchmark, resources=resources, drafts=drafts)
     finally:
         for se in envs: se.close()
         stop_browsergym()
@@ -385,11 +386,11 @@ def first_difference(cfg: RunConfig, published: dict, benchmark=None, resources=
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #376d064d
 def compare_published(name: str, task_ids: list[str], scratch: str | Path | None = None,
                       dest: str | Path | None = None, threads: int | None = 1, explain: bool = True, progress: bool = False,
-                      benchmark=None, resources=None, max_time_s: float | None = 300.0) -> list[EpisodeCheck]:
+                      benchmark=None, resources=None, max_time_s: float | None = 300.0, drafts=None) -> list[EpisodeCheck]:
     """Play the published web run `name` (from `dest`, default `results/`) again through BrowserGym, on `task_ids`
     (e.g. its verification sample, `evidence.verify.verification_sample`), the response cache off, in `scratch`
     (default: a temporary folder); one `EpisodeCheck` per task, with `first_difference` where it differs (`explain`).
-    `max_time_s`: as `run_browsergym`'s."""
+    `max_time_s`, `drafts`: as `run_browsergym`'s (drafts of the published replies: `evidence.drafts.PublishedDrafts`)."""
     import gzip, os, tempfile
     from personalwab.core.config import results_dir
     from personalwab.llm.base import get_llm
@@ -414,7 +415,7 @@ def compare_published(name: str, task_ids: list[str], scratch: str | Path | None
         for spec in {cfg.agent_llm, cfg.user_llm}:
             shared(("llm", spec), lambda spec=spec: get_llm(spec, cache=False))
         r = run_browsergym(sample, scratch.resolve(), progress=progress, benchmark=benchmark, resources=resources,
-                           threads=threads, max_time_s=max_time_s)
+                           threads=threads, max_time_s=max_time_s, drafts=drafts)
     finally:
         if old is None: os.environ.pop("PERSONALWAB_LLM_CACHE", None)
         else: os.environ["PERSONALWAB_LLM_CACHE"] = old
