@@ -112,8 +112,10 @@ def publish_rescore_cli(results: _ResultsOpt = None) -> None:
 @publish_app.command("restore")
 def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _ResultsOpt = None) -> None:
     """Make the runs folder from results/: every published run (records added, never removed), the recommender they
-    used, the plan's PUMA model and its fine-tuned page agents."""
+    used, the plan's PUMA model, its fine-tuned page agents and the MiniWoB++ runs (`runs/miniwob/`, which `personalwab
+    miniwob run` resumes)."""
     from personalwab.evidence.runs import restore_all
+    from personalwab.evidence.miniwob import restore_all_miniwob
     from personalwab.evidence.models import restore_plan_web_agent, restore_sasrec
     from personalwab.puma.publish import restore_puma
     from personalwab.reproduce.experiments import puma_config
@@ -124,7 +126,8 @@ def publish_restore_cli(plan: _PlanOpt = None, runs: _RunsOpt = None, results: _
         meta = restore_puma(puma_config(p.puma_config, data=p.data), results, log=lambda *a: None)
         # the fine-tuned page agents the web runs used
         web = restore_plan_web_agent(p, results, log=lambda *a: None) or {}
+        mini = restore_all_miniwob(results)                  # into $PERSONALWAB_RUNS/miniwob/ (`_in_runs`)
         print(f"restored {len(dirs)} runs" + (f" and PUMA {meta['version']} (stages {', '.join(meta['done'])})" if meta
                                               else "")
               + "".join(f"; the web agent {m} {w['version'] or ''} (stages {', '.join(w['done'])})" for m,
-                        w in web.items()))
+                        w in web.items()) + (f"; {len(mini)} MiniWoB++ runs" if mini else ""))
