@@ -114,8 +114,9 @@ class MiniWoBResult:
     errors: int
     summary: dict
 
-def miniwob_command(cfg: MiniWoBConfig, out_dir: str | Path | None = None) -> str:
-    "The command line that runs (resumes) `cfg`."
+def miniwob_command(cfg: MiniWoBConfig, out_dir: str | Path | None = None, max_time_s: float | None = 300.0) -> str:
+    """The command line that runs (resumes) `cfg`; `max_time_s`, the bound of a model call, is not in the run's identity,
+    so it is said when it is not the default (0: none)."""
     opts = ["--agent", cfg.agent, "--seeds", str(cfg.seeds)]
     if cfg.model: opts += ["--model", cfg.model]
     for k, v in cfg.params.items(): opts += ["--param", f"{k}={json.dumps(v)}"]
@@ -124,6 +125,7 @@ def miniwob_command(cfg: MiniWoBConfig, out_dir: str | Path | None = None) -> st
     for t in cfg.tasks or []: opts += ["--tasks", t]
     if cfg.limit: opts += ["--limit", str(cfg.limit)]
     if out_dir: opts += ["--out-dir", str(out_dir)]
+    if max_time_s != 300.0: opts += ["--max-time-s", f"{max_time_s or 0:g}"]
     return shlex.join(["personalwab", "miniwob", "run", *opts])
 
 class MiniWoBInterrupted(RunInterrupted):
@@ -163,7 +165,7 @@ def run_miniwob(cfg: MiniWoBConfig, out_dir: str | Path | None = None, on_record
                 if on_record is not None: on_record(rec.fields, i, len(rd.todo))
     except KeyboardInterrupt as e:
         raise MiniWoBInterrupted(rd.dir, rd.done, len(rd.keys), isinstance(e, Terminated),
-                                 miniwob_command(cfg, out_dir)) from None
+                                 miniwob_command(cfg, out_dir, max_time_s)) from None
     finally:
         if env is not None: env.close()
         stop_browsergym()
