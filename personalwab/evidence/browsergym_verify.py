@@ -8,7 +8,7 @@ import json, os, tempfile, time
 from dataclasses import asdict
 from pathlib import Path
 from ..core.config import results_dir
-from .drafts import PublishedDrafts
+from .drafts import PublishedDrafts, first_departure
 from .plan import PublishedPlan
 from .runs import read_records_gz
 from .verify import plan_samples, verification_sample
@@ -100,7 +100,6 @@ def verify_browsergym(plan: PublishedPlan, out: str | Path, samples: dict | None
                     rec |= {"draft_tokens": tally.tokens, "draft_accepted": tally.accepted,
                             "undrafted": tally.undrafted_text() or None}
                     if not c.identical and t in given.episodes:
-                        from personalwab.evidence.drafts import first_departure
                         rec["departure"] = first_departure(given.episodes[t])
                 rec = json.loads(dumps(rec))                 # as it reads back
                 _append(out, rec); done[(name, t)] = rec
