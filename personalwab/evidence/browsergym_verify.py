@@ -4,7 +4,7 @@
 
 # %% ../../nbs/evidence/38h_browsergym_verify.ipynb #d743a31a
 from __future__ import annotations
-import json, os, tempfile, time
+import json, tempfile, time
 from dataclasses import asdict
 from pathlib import Path
 from ..core.config import results_dir
@@ -13,7 +13,7 @@ from .plan import PublishedPlan
 from .runs import read_records_gz
 from .verify import plan_samples, verification_sample
 from ..run.provenance import processor_name
-from ..run.records import dumps
+from ..run.records import ResultWriter, dumps
 
 # %% auto #0
 __all__ = ['BROWSERGYM_DIR', 'CHECKS_FILE', 'browsergym_samples', 'checks_path', 'read_checks', 'verify_browsergym',
@@ -58,12 +58,6 @@ def read_checks(path: str | Path) -> list[dict]:
     return out
 
 # %% ../../nbs/evidence/38h_browsergym_verify.ipynb #b5a2ed79
-def _append(path: Path, rec: dict) -> None:
-    "One check, a whole line, flushed and synced (the driver is the file's one writer)."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(dumps(rec) + "\n"); f.flush(); os.fsync(f.fileno())
-
 def verify_browsergym(plan: PublishedPlan, out: str | Path, samples: dict | None = None, drafts: bool = True,
                       dest: str | Path | None = None, max_time_s: float | None = None, benchmark=None, resources=None,
                       log=print) -> list[dict]:
@@ -83,6 +77,7 @@ def verify_browsergym(plan: PublishedPlan, out: str | Path, samples: dict | None
         res = resources if resources is not None else Resources(b)
         root = (Path(dest) if dest else results_dir())/"runs"
         pubs: dict[str, dict] = {}
+        writer = ResultWriter(out)          # whole lines, fsynced; a torn last line repaired on opening
         try:
             for i, (key, name, t) in enumerate(todo, 1):
                 if name not in pubs:
@@ -102,10 +97,10 @@ def verify_browsergym(plan: PublishedPlan, out: str | Path, samples: dict | None
                     if not c.identical and t in given.episodes:
                         rec["departure"] = first_departure(given.episodes[t])
                 rec = json.loads(dumps(rec))                 # as it reads back
-                _append(out, rec); done[(name, t)] = rec
+                writer.write(rec); done[(name, t)] = rec
                 log(f"[browsergym] {i}/{len(todo)} {key} {t}: {'identical' if c.identical else 'DIFFERS'} "
                     f"({rec['wall_s']:.0f}s)" + ("" if c.identical else f"; {c.difference or c.status}"))
-        finally: stop_browsergym()
+        finally: writer.close(); stop_browsergym()
     return [done[(name, t)] for k, (name, ids) in samples.items() for t in ids if (name, t) in done]
 
 # %% ../../nbs/evidence/38h_browsergym_verify.ipynb #88aba0f5
