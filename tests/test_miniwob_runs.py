@@ -1,8 +1,9 @@
 """MiniWoB++ runs on the command line (`personalwab miniwob run`, personalwab.web.miniwob_runs), end to end: real
 BrowserGym, real Chromium (Debian's, for both of BrowserGym's browsers), MiniWoB++'s pages from the `miniwob` wheel.
 A run stopped by SIGTERM keeps every record it wrote and prints the command that resumes it; that command plays only
-the episodes the run does not have. Skipped only where no Chromium is installed."""
-import json, signal, subprocess, sys, time
+the episodes the run does not have, also when the stop goes to its whole process group, Chromium included. Skipped
+only where no Chromium is installed."""
+import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 from personalwab.web.drivers import chromium_path
@@ -14,12 +15,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browsergym"),
 def lines(p: Path) -> list[str]: return [l for l in p.read_text().splitlines() if l.strip()] if p.exists() else []
 
 def test_a_stopped_run_resumes_without_redoing_finished_episodes(tmp_path):
-    """The random agent on click-test, three seeds: SIGTERM once the first episode is written (exit 143, the resume
-    command printed), then the same command: the episodes written before the stop are kept as they were, the others
-    are played, once each; a third start plays nothing."""
+    """The random agent on click-test, three seeds: SIGTERM to the run's whole process group once the first episode is
+    written (as `kill -- -PGID` or a job runner stops it: Chromium, in the same group, is gone before the run closes
+    it), and the run ends as an interruption (exit 143, the resume command printed, no traceback, no Playwright error);
+    then the same command: the episodes written before the stop are kept as they were, the others are played, once
+    each; a third start plays nothing."""
     cmd = [sys.executable, "-m", "personalwab.cli", "miniwob", "run", "--agent", "random", "--tasks", "click-test",
            "--seeds", "3", "--out-dir", str(tmp_path)]
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline, results = time.monotonic() + 600, None
     try:
         while time.monotonic() < deadline and p.poll() is None:
@@ -27,11 +30,11 @@ def test_a_stopped_run_resumes_without_redoing_finished_episodes(tmp_path):
             if found and lines(found[0]): results = found[0]; break
             time.sleep(0.1)
         assert results is not None, "no episode written: " + "".join(p.communicate(timeout=60))
-        p.send_signal(signal.SIGTERM)
+        os.killpg(p.pid, signal.SIGTERM)
         out, err = p.communicate(timeout=300)
     finally:
-        if p.poll() is None: p.kill(); p.wait()
-    assert p.returncode == 143, (out, err)
+        if p.poll() is None: os.killpg(p.pid, signal.SIGKILL); p.wait()
+    assert p.returncode == 143 and "Traceback" not in err and "Error" not in err, (out, err)
     before = lines(results)
     k = len(before)
     assert 1 <= k < 3 and f"interrupted (SIGTERM): {k} of 3 episodes done" in err, err

@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 # %% auto #0
 __all__ = ['default_agent_factory', 'default_env_factory', 'RunResult', 'EpisodeTimedOut', 'timed_out_calls', 'Terminated',
            'terminated', 'resume_command', 'RunInterrupted', 'check_names', 'worker_torch_threads', 'as_finished',
-           'run', 'stop_on_sigterm']
+           'run', 'stop_on_sigterm', 'stop_requested']
 
 # %% ../../nbs/run/30_runner.ipynb #aee35ab1
 import pandas as pd
@@ -151,6 +151,7 @@ class Terminated(KeyboardInterrupt):
 
 # %% ../../nbs/run/30_runner.ipynb #1cafccc6
 _SIGTERM = threading.Event()        # set by `stop_on_sigterm`'s handler; cleared as its block is entered
+_WATCHING = threading.Event()       # set while a `stop_on_sigterm` block is open (see `stop_requested`)
 
 def terminated(e: BaseException) -> bool:
     """Whether the stop `e` is a SIGTERM's: a `Terminated`, or a `KeyboardInterrupt` raised after `stop_on_sigterm`'s
@@ -313,12 +314,20 @@ def stop_on_sigterm():
     """While inside, the first SIGTERM raises `Terminated` in the main thread (as Ctrl-C raises `KeyboardInterrupt`)
     and is noted for `terminated`; later ones, while that stop is handled, are ignored."""
     if threading.current_thread() is not threading.main_thread(): yield; return
-    stopping = False
-    _SIGTERM.clear()
+    stopping, watching = False, _WATCHING.is_set()
+    _SIGTERM.clear(); _WATCHING.set()
     def handler(signum, frame):
         nonlocal stopping
         if stopping: return                                # e.g. `timeout`'s second SIGTERM, to the process group
         stopping = True; _SIGTERM.set(); raise Terminated()
     old = signal.signal(signal.SIGTERM, handler)
     try: yield
-    finally: signal.signal(signal.SIGTERM, old)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        if not watching: _WATCHING.clear()
+
+# %% ../../nbs/run/30_runner.ipynb #a29dc08c
+def stop_requested() -> bool:
+    """Whether a SIGTERM came into the open `stop_on_sigterm` block, even one whose `Terminated` was dropped where it
+    landed (in a finalizer); a loop asks between its units of work."""
+    return _WATCHING.is_set() and _SIGTERM.is_set()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, asdict, field
 from pathlib import Path
 from urllib.parse import urlsplit
 from fastcore.basics import patch
+from playwright._impl._errors import TargetClosedError      # Playwright's (pinned) browser-gone error; not re-exported
 from ..data.schema import Task
 from ..env.environment import WebEnv
 from ..run.config import RunConfig, function_config
@@ -20,10 +21,10 @@ from .observation import DOM_BUDGET, number_nodes, parse_page, smollm2_tokens
 
 # %% auto #0
 __all__ = ['VOID_TAGS', 'RAW_TEXT_TAGS', 'TEXT_INPUTS', 'VALUE_DEFAULTS', 'BROWSERGYM_DRIVER', 'SCORE_TOLERANCE', 'snapshot_html',
-           'snapshot_tree', 'browsergym_actions', 'on_browsergym_thread', 'stop_browsergym', 'first_line',
-           'BrowserGymDriver', 'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory', 'bounded',
-           'run_browsergym', 'call_sequence', 'page_actions', 'EpisodeCheck', 'check_episode', 'first_difference',
-           'compare_published']
+           'snapshot_tree', 'browsergym_actions', 'on_browsergym_thread', 'stop_browsergym', 'close_browsergym_env',
+           'first_line', 'BrowserGymDriver', 'BrowserGymShopEnv', 'browsergym_config', 'browsergym_env_factory',
+           'bounded', 'run_browsergym', 'call_sequence', 'page_actions', 'EpisodeCheck', 'check_episode',
+           'first_difference', 'compare_published']
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #7c00ce7e
 VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
@@ -159,6 +160,17 @@ def _path(url: str) -> str:
     u = urlsplit(str(url))
     return u.path + (f"?{u.query}" if u.query else "")
 
+def close_browsergym_env(genv, quiet: bool = False) -> None:
+    """Close the BrowserGym environment `genv` (call it on BrowserGym's thread). A browser already gone has nothing left
+    to close: a stop sent to a whole process group (a terminal's Ctrl-C, `kill -- -PGID`) kills Chromium too, and
+    Playwright learns it only at its next call, this close, which fails with its `TargetClosedError` (or finds the
+    browser disconnected). `quiet`: no error at all (a close after another error, the one to tell)."""
+    try: genv.close()
+    except Exception as e:
+        browser = getattr(genv.unwrapped, "browser", None)
+        gone = isinstance(e, TargetClosedError) or browser is None or not browser.is_connected()
+        if not (quiet or gone): raise
+
 def first_line(text: str, n: int = 200) -> str:
     "The first non-empty line of `text`, at most `n` characters."
     return next((l.strip() for l in str(text).splitlines() if l.strip()), "")[:n]
@@ -186,7 +198,7 @@ class BrowserGymDriver:
         if self._html is None: self._html = snapshot_html(self.obs["dom_object"])
         return self._html
 
-    def close(self) -> None: on_browsergym_thread(self.genv.close)
+    def close(self) -> None: on_browsergym_thread(close_browsergym_env, self.genv)
 
 # %% ../../nbs/web/89a_browsergym_agents.ipynb #ce1c5cff
 @patch
@@ -250,7 +262,7 @@ def reset(self: BrowserGymShopEnv, task: Task | str | None = None):
     def start():
         genv = gym.make(f"browsergym/{task_name(self.env.track, t.id)}", **kw)
         try: return genv, genv.reset()[0]
-        except BaseException: genv.close(); raise
+        except BaseException: close_browsergym_env(genv, quiet=True); raise
     genv, obs = on_browsergym_thread(start)
     self.driver = BrowserGymDriver(genv, obs)
     self.session = genv.unwrapped.task.shop.session     # the task's shop: its session plays on `self.env`

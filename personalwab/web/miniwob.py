@@ -16,7 +16,8 @@ from ..core.config import UsageError, repo_root
 from ..run.records import task_seed
 from .actions import PageAction, check_action, parse_action, typable
 from .browsergym import use_system_chromium
-from .browsergym_agents import BrowserGymDriver, bounded, first_line, on_browsergym_thread
+from .browsergym_agents import (BrowserGymDriver, bounded, close_browsergym_env, first_line,
+                                               on_browsergym_thread)
 from .env import PageStep, opening_tag
 from .observation import Observation, observe as observe_page, smollm2_tokens
 from .prompt import previous_steps
@@ -106,7 +107,7 @@ def reset(self: MiniWoBEnv, task: str, seed: int = 0) -> Observation:
         use_system_chromium()                    # before BrowserGym launches its two browsers
         genv = gym.make(f"browsergym/miniwob.{task}", slow_mo=self.slow_mo, task_kwargs={"base_url": self.base})
         try: return genv, genv.reset(seed=int(seed))[0]
-        except BaseException: genv.close(); raise
+        except BaseException: close_browsergym_env(genv, quiet=True); raise
     genv, obs = on_browsergym_thread(start)
     self.driver = MiniWoBDriver(genv, obs, self.base)
     self.task, self.seed, self.goal, self.steps, self.end = task, int(seed), str(obs["goal"]), [], ""

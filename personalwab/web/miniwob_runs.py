@@ -16,14 +16,14 @@ from ..core.config import UsageError, runs_dir, torch_threads
 from ..env.metrics import bootstrap_ci
 from ..run.folder import RunDir
 from ..run.records import atomic_write_json, latest_records, read_jsonl
-from ..run.runner import RunInterrupted, Terminated, timed_out_calls
+from ..run.runner import RunInterrupted, Terminated, stop_requested, timed_out_calls
 from .browsergym_agents import stop_browsergym
 from .miniwob import (AGENT_PARAMS, MINIWOB_AGENTS, MINIWOB_BUDGET, MINIWOB_STEPS, MINIWOB_VERSION,
                                      SLOW_MO_MS, MiniWoBEnv, miniwob_agent, miniwob_tasks)
 
 # %% auto #0
 __all__ = ['MINIWOB_IDENTITY', 'MiniWoBConfig', 'play_episode', 'MiniWoBResult', 'miniwob_command', 'MiniWoBInterrupted',
-           'check_pages', 'run_miniwob', 'miniwob_summary', 'success_table']
+           'release_browsers', 'check_pages', 'run_miniwob', 'miniwob_summary', 'success_table']
 
 # %% ../../nbs/web/89d_miniwob_runs.ipynb #c4f1cac3
 MINIWOB_IDENTITY = ("agent", "model", "params", "max_steps", "budget", "slow_mo", "seed", "pages")
@@ -93,6 +93,7 @@ def play_episode(agent, env: MiniWoBEnv, task: str, seed: int, attempt: int = 1,
                                f"on resume")
         status, extra = "ok", {}
     except Exception as e:
+        if stop_requested(): raise Terminated() from e   # a stop's doing (its Chromium killed with it), not the episode's
         ep, status = {"task_id": task, "seed": seed, "steps": 0, "usage": [], "error": f"{type(e).__name__}: {e}"}, "error"
         extra = {"traceback": "".join(traceback.format_exception(e))}
         env.close(); stop_browsergym()
@@ -137,6 +138,18 @@ class MiniWoBInterrupted(RunInterrupted):
                 f"results in {self.dir/'results.jsonl'}; resume with: {self.command}")
 
 # %% ../../nbs/web/89d_miniwob_runs.ipynb #ec9ae3a3
+def release_browsers(env: MiniWoBEnv | None, quiet: bool = False) -> None:
+    """Close `env`'s episode, then BrowserGym's Playwright. `quiet`: a run ending by a stop or an error, which is what
+    to tell; what closing the browsers then finds wrong is not said."""
+    try:
+        if env is not None: env.close()
+    except Exception:
+        if not quiet: raise
+    finally:
+        try: stop_browsergym()
+        except Exception:
+            if not quiet: raise
+
 def check_pages(cfg: MiniWoBConfig) -> None:
     "`UsageError` unless the installed `miniwob` wheel is the version of the run's pages."
     try: have = metadata.version("miniwob")
@@ -154,21 +167,21 @@ def run_miniwob(cfg: MiniWoBConfig, out_dir: str | Path | None = None, on_record
     out = Path(out_dir) if out_dir else runs_dir()/"miniwob"
     protocol = {"benchmark": "miniwob++", "versions": {p: metadata.version(p) for p in ("miniwob", "browsergym-miniwob",
                                                                                        "browsergym-core")}}
-    rd, env = RunDir(cfg, out, cfg.keys(), protocol), None
+    rd, env, finished = RunDir(cfg, out, cfg.keys(), protocol), None, False
     try:
         with rd, torch_threads(threads):
             for i, (task, seed) in enumerate(rd.todo, 1):
+                if stop_requested(): raise Terminated()          # a SIGTERM whose exception was dropped where it landed
                 if agent is None: agent = miniwob_agent(cfg.agent, cfg.model, cfg.seed, max_time_s, **cfg.params)
                 rd.agent = agent
                 if env is None: env = MiniWoBEnv(cfg.budget, cfg.max_steps, cfg.slow_mo)
                 rec = rd.append(play_episode(agent, env, task, seed, rd.attempts((task, seed)) + 1))
                 if on_record is not None: on_record(rec.fields, i, len(rd.todo))
+        finished = True
     except KeyboardInterrupt as e:
         raise MiniWoBInterrupted(rd.dir, rd.done, len(rd.keys), isinstance(e, Terminated),
                                  miniwob_command(cfg, out_dir, max_time_s)) from None
-    finally:
-        if env is not None: env.close()
-        stop_browsergym()
+    finally: release_browsers(env, quiet=not finished)
     recs = latest_records(read_jsonl(rd.results_file))
     keys = set(rd.keys)
     summary = miniwob_summary([r for r in recs if (r["task_id"], r.get("trial", 0)) in keys], seed=cfg.seed)
