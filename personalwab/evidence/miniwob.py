@@ -19,7 +19,8 @@ from ..web.miniwob_runs import MiniWoBConfig
 
 # %% auto #0
 __all__ = ['MINIWOB_DIR', 'MINIWOB_BUDGET_S', 'miniwob_runs_dir', 'published_dir', 'published_runs', 'run_config',
-           'miniwob_records', 'model_of', 'pack_miniwob', 'restore_miniwob', 'pack_all_miniwob', 'restore_all_miniwob',
+           'miniwob_records', 'model_of', 'episode_name', 'processors_of', 'published_processors', 'merge_processors',
+           'episode_processors', 'pack_miniwob', 'restore_miniwob', 'pack_all_miniwob', 'restore_all_miniwob',
            'miniwob_sample', 'MiniWoBCheck', 'same_episode', 'restore_model', 'verify_miniwob',
            'miniwob_verification_markdown', 'verify_all_miniwob']
 
@@ -78,6 +79,40 @@ def model_of(cfg: MiniWoBConfig) -> dict:
             return {"spec": spec, "sha256": model_digest(f"hf:{final.resolve()}") if have else None}
     except Exception: return {"spec": spec, "sha256": None}
 
+# %% ../../nbs/evidence/38g_miniwob.ipynb #436fb7fb
+def episode_name(key: tuple[str, int]) -> str:
+    "A MiniWoB++ episode's (task, seed) as one word, `task#seed` (the verification's and `processors`' name for it)."
+    return f"{key[0]}#{key[1]}"
+
+def processors_of(invocations: list[dict], records: list[dict]) -> dict[str, list[str]]:
+    """The processor that computed each of `records`, as {processor: [episode names]} in record order: the `cpu` of the
+    invocation (of `env.json`) that wrote it, the last invocation's where a record names none."""
+    last = (invocations[-1].get("cpu") if invocations else None) or "unknown"
+    out: dict[str, list[str]] = {}
+    for r in records:
+        i = r.get("invocation")
+        cpu = (invocations[i].get("cpu") if isinstance(i, int) and 0 <= i < len(invocations) else None) or last
+        out.setdefault(cpu, []).append(episode_name(record_key(r)))
+    return out
+
+def published_processors(provenance: dict, keys: Iterable[tuple[str, int]]) -> dict[str, list[str]]:
+    """Which processor computed each of a publication's episodes `keys`: its provenance's `processors`, or, for a
+    publication from before they were recorded (computed on one machine), its `machine`'s."""
+    if provenance.get("processors"): return {c: list(v) for c, v in provenance["processors"].items()}
+    names = sorted(episode_name(k) for k in keys)
+    return {((provenance.get("machine") or {}).get("cpu") or "unknown"): names} if names else {}
+
+def merge_processors(*parts: dict[str, list[str]]) -> dict[str, list[str]]:
+    "The `processors` of several parts of one run (each episode in one of them), in the order given."
+    out: dict[str, list[str]] = {}
+    for p in parts:
+        for cpu, names in p.items(): out.setdefault(cpu, []).extend(names)
+    return out
+
+def episode_processors(provenance: dict) -> dict[str, str]:
+    "A published run's episode name -> the processor that computed it (`processors`; empty where it has none)."
+    return {n: cpu for cpu, names in (provenance.get("processors") or {}).items() for n in names}
+
 # %% ../../nbs/evidence/38g_miniwob.ipynb #e917e920
 def pack_miniwob(run: str | Path, dest: str | Path | None = None) -> dict:
     """Pack the finished records and provenance of MiniWoB++ run folder `run` into `<dest>/miniwob/<name>/` (default
@@ -86,10 +121,12 @@ def pack_miniwob(run: str | Path, dest: str | Path | None = None) -> dict:
     recs = miniwob_records(run)
     invs = (read_json(run/"env.json", "environment record") or {}).get("invocations", [])
     pages = next((i["protocol"].get("versions") for i in reversed(invs) if isinstance(i.get("protocol"), dict)), None)
-    if (part := published_part(run)) is None: prov = portable(provenance_of(invs, recs)) | {"pages": pages}
+    if (part := published_part(run)) is None:
+        prov = portable(provenance_of(invs, recs)) | {"pages": pages, "processors": processors_of(invs, recs)}
     else:                           # restored: the publication's records keep its provenance, the rest is this folder's
         mine = [r for r in recs if record_key(r) not in part[1]]
         prov = merge_provenance(part[0], portable(provenance_of(invs, mine)) | {"pages": pages} if mine else None, recs)
+        if mine: prov["processors"] = merge_processors(published_processors(part[0], part[1]), processors_of(invs, mine))
     keys, have = cfg.keys(), {record_key(r) for r in recs}
     meta = {"name": cfg.name, "hash": cfg.hash, "identity": cfg.identity(), "config": portable(cfg.model_dump()),
             "records": len(recs), "planned": len(keys), "complete": all(k in have for k in keys),
@@ -154,9 +191,10 @@ class MiniWoBCheck:
     seconds_now: float = 0.0          # and here
     differing: list[str] = field(default_factory=list)   # 'task#seed' of the episodes that differ
     errored: list[str] = field(default_factory=list)     # 'task#seed: error' of re-runs that ended in an error
-    computed_on: str | None = None    # the processor of the published run
+    computed_on: str | None = None    # the processor(s) that computed the published sample (', '-joined)
     checked_on: str | None = None     # and of this re-run
     error: str | None = None          # why the run could not be re-run
+    differing_on: list[str] = field(default_factory=list)   # the processor that computed each of `differing`
 
 def same_episode(published: dict, now: dict) -> bool:
     "Whether a re-run episode `now` repeats `published`: an `ok` record with the same page actions and success."
@@ -193,14 +231,16 @@ def verify_miniwob(packed: str | Path, scratch: str | Path | None = None,
     from personalwab.web.miniwob_runs import check_pages, play_episode
     packed = Path(packed)
     meta = read_json(packed/"run.json", "published MiniWoB++ run") or {}
+    prov = meta.get("provenance") or {}
     chk = MiniWoBCheck(meta.get("name", packed.name), (meta.get("identity") or {}).get("agent", "?"),
-                       computed_on=((meta.get("provenance") or {}).get("machine") or {}).get("cpu"),
-                       checked_on=processor_name())
+                       computed_on=(prov.get("machine") or {}).get("cpu"), checked_on=processor_name())
+    on = episode_processors(prov)           # episode -> its processor (a run computed on several machines)
     env = None
     try:
         cfg = run_config(packed, "run.json"); check_pages(cfg)
         pub = {record_key(r): r for r in read_records_gz(packed/"records.jsonl.gz")}
         keys = miniwob_sample(pub.values(), budget_s)
+        if on: chk.computed_on = ", ".join(dict.fromkeys(on.get(episode_name(k), chk.computed_on or "unknown") for k in keys))
         out = (Path(scratch) if scratch else Path(tempfile.mkdtemp(prefix="pwab-miniwob-verify-")))/cfg.name
         out.mkdir(parents=True, exist_ok=True)
         with contextlib.chdir(repo_root()): restore_model(cfg.agent, cfg.model)
@@ -212,11 +252,11 @@ def verify_miniwob(packed: str | Path, scratch: str | Path | None = None,
                 if now["status"] != "ok" and str(now.get("error")).startswith("TimeoutError"):   # the clock: once more
                     now = play_episode(agent, env, task, seed, attempt=2)
                 f.write(dumps(now) + "\n")
-                p, k = pub[(task, seed)], f"{task}#{seed}"
+                p, k = pub[(task, seed)], episode_name((task, seed))
                 chk.episodes += 1; chk.identical += same_episode(p, now)
                 chk.success_published += bool(p.get("success")); chk.success_now += bool(now.get("success"))
                 chk.seconds_published += float(p.get("wall_s") or 0); chk.seconds_now += float(now.get("wall_s") or 0)
-                if not same_episode(p, now): chk.differing.append(k)
+                if not same_episode(p, now): chk.differing.append(k); chk.differing_on.append(on.get(k) or chk.computed_on or "unknown")
                 if now["status"] != "ok": chk.errored.append(f"{k}: {str(now.get('error'))[:160]}")
     except Exception as e: chk.error = f"{type(e).__name__}: {str(e)[:300]}"
     finally:
@@ -238,9 +278,10 @@ def miniwob_verification_markdown(checks: list[MiniWoBCheck]) -> str:
     if differ := [(c, d) for c in checks for d in c.differing]:
         errs = {e.split(": ", 1)[0]: e.split(": ", 1)[1] for c in checks for e in c.errored}
         lines += ["", "| run | episode | computed on | re-run on | what it means |", "|---|---|---|---|---|"]
-        lines += [f"| {c.run} | {d} | {c.computed_on} | {c.checked_on} | " +
+        def on(c, d): return c.differing_on[c.differing.index(d)] if len(c.differing_on) == len(c.differing) else c.computed_on
+        lines += [f"| {c.run} | {d} | {on(c, d)} | {c.checked_on} | " +
                   (f"the re-run ended in an error ({errs[d]})" if d in errs else
-                   "another processor: a near tie in decoding can flip (legitimate)" if c.computed_on != c.checked_on else
+                   "another processor: a near tie in decoding can flip (legitimate)" if on(c, d) != c.checked_on else
                    "same processor: not explained by the machine (a reproducibility failure)") + " |" for c, d in differ]
     return "\n".join(lines) + "\n"
 
@@ -257,7 +298,8 @@ def verify_all_miniwob(dest: str | Path | None = None, scratch: str | Path | Non
     if out is not None and checks:
         out = Path(out); out.mkdir(parents=True, exist_ok=True)
         df = pd.DataFrame([asdict(c) for c in checks])
-        df.assign(differing=df.differing.map(" ".join), errored=df.errored.map("; ".join)).to_csv(
+        df.assign(differing=df.differing.map(" ".join), errored=df.errored.map("; ".join),
+                  differing_on=df.differing_on.map("; ".join)).to_csv(
             out/"miniwob_verification.csv", index=False)
         (out/"miniwob_verification.md").write_text(miniwob_verification_markdown(checks))
     return checks
