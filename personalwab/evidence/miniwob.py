@@ -275,14 +275,14 @@ def miniwob_verification_markdown(checks: list[MiniWoBCheck]) -> str:
     n, k = sum(c.episodes for c in checks), sum(c.identical for c in checks)
     lines += ["", f"{k} of {n} re-run MiniWoB++ episodes repeat the published page actions and success, in {len(checks)} runs"
               + (f"; {sum(bool(c.error) for c in checks)} runs could not be re-run." if any(c.error for c in checks) else ".")]
-    if differ := [(c, d) for c in checks for d in c.differing]:
+    if differ := [(c, d, on) for c in checks
+                  for d, on in zip(c.differing, c.differing_on or [c.computed_on] * len(c.differing))]:
         errs = {e.split(": ", 1)[0]: e.split(": ", 1)[1] for c in checks for e in c.errored}
         lines += ["", "| run | episode | computed on | re-run on | what it means |", "|---|---|---|---|---|"]
-        def on(c, d): return c.differing_on[c.differing.index(d)] if len(c.differing_on) == len(c.differing) else c.computed_on
-        lines += [f"| {c.run} | {d} | {on(c, d)} | {c.checked_on} | " +
+        lines += [f"| {c.run} | {d} | {on} | {c.checked_on} | " +
                   (f"the re-run ended in an error ({errs[d]})" if d in errs else
-                   "another processor: a near tie in decoding can flip (legitimate)" if on(c, d) != c.checked_on else
-                   "same processor: not explained by the machine (a reproducibility failure)") + " |" for c, d in differ]
+                   "another processor: a near tie in decoding can flip (legitimate)" if on != c.checked_on else
+                   "same processor: not explained by the machine (a reproducibility failure)") + " |" for c, d, on in differ]
     return "\n".join(lines) + "\n"
 
 def verify_all_miniwob(dest: str | Path | None = None, scratch: str | Path | None = None,
