@@ -126,6 +126,9 @@ def load_model(path: str | os.PathLike, dtype: str = "float32", device: str = "c
     path = Path(path)
     if not (path/"config.json").exists():
         raise FileNotFoundError(f"no Hugging Face checkpoint at {path} (config.json missing)")
+    if not any(path.glob("*.safetensors")) and not any(path.glob("pytorch_model*.bin")):
+        raise FileNotFoundError(f"no Hugging Face checkpoint at {path}: config.json without weights "
+                                "(*.safetensors or pytorch_model*.bin; an interrupted save or copy?)")
     if dtype not in DTYPES: raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
     key = (str(path.resolve()), dtype, device, str(adapter) if adapter else None)
     offline()                                         # local files only (a user's own settings are kept)
