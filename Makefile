@@ -58,8 +58,10 @@ check-sync: $(STAMP)
 
 test: $(STAMP) browser
 	@# two workers on two cores: one torch/OpenMP thread each (oversubscription made torch ~6x slower); the 25 slowest
-	@# tests are listed (CI must stay under 60 minutes on 2 cores)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=25 $(PYTEST_ARGS)
+	@# tests are listed (CI must stay under 60 minutes on 2 cores); a worker that crashes ends the run with one line
+	@# naming its test (pytest-xdist's replacement worker never got the crashed worker's group: the run waited forever)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup --max-worker-restart 0 \
+	  --durations=25 $(PYTEST_ARGS)
 
 # REPRODUCE_ARGS: more options of tools/reproduce.py, e.g. "--threads 2" (the verification's episodes with other torch threads)
 # or "--processes 1" (published runs verified, and notebooks executed, one at a time; default two), or "--no-drafts" (the

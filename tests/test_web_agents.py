@@ -29,7 +29,7 @@ def test_smollm2_on_pages(method, tmp_path):
     b = load_benchmark(progress=False)
     cfg = RunConfig(method=method, agent_llm="smollm2", split="test", task_ids=TASKS, params={"max_tokens": 48, "step_eval_limit": 2, "memory_length": 5})
     r = run_web(cfg, tmp_path, progress=False, benchmark=b, budget=768, max_page_steps=2)
-    assert (r.ran, r.errors) == (3, 0)
+    assert (r.ran, r.errors) == (3, 0), [str(x.get("error"))[:600] for x in records(r.dir) if x.get("error")]
     recs = records(r.dir)
     assert sorted(x["task_id"] for x in recs) == sorted(TASKS)
     for rec in recs: check(rec, 2)

@@ -21,8 +21,8 @@ from ..web.miniwob_runs import MiniWoBConfig
 __all__ = ['MINIWOB_DIR', 'MINIWOB_BUDGET_S', 'miniwob_runs_dir', 'published_dir', 'published_runs', 'run_config',
            'miniwob_records', 'model_of', 'episode_name', 'processors_of', 'published_processors', 'merge_processors',
            'episode_processors', 'pack_miniwob', 'restore_miniwob', 'pack_all_miniwob', 'restore_all_miniwob',
-           'miniwob_sample', 'MiniWoBCheck', 'same_episode', 'restore_model', 'verify_miniwob',
-           'miniwob_verification_markdown', 'verify_all_miniwob']
+           'miniwob_sample', 'MiniWoBCheck', 'same_episode', 'browser_timed_out', 'timed_out_side', 'restore_model',
+           'verify_miniwob', 'miniwob_verification_markdown', 'verify_all_miniwob']
 
 # %% ../../nbs/evidence/38g_miniwob.ipynb #cac91999
 MINIWOB_DIR = "miniwob"        # the runs' subfolder, in the runs folder and in results/
@@ -195,11 +195,23 @@ class MiniWoBCheck:
     checked_on: str | None = None     # and of this re-run
     error: str | None = None          # why the run could not be re-run
     differing_on: list[str] = field(default_factory=list)   # the processor that computed each of `differing`
+    timed_out: list[str] = field(default_factory=list)      # 'task#seed: published|re-run|both' of differing episodes
+                                                            # in which a browser action ran out of time
 
 def same_episode(published: dict, now: dict) -> bool:
     "Whether a re-run episode `now` repeats `published`: an `ok` record with the same page actions and success."
     return now.get("status") == "ok" and now.get("actions") == published.get("actions") and \
         bool(now.get("success")) == bool(published.get("success"))
+
+def browser_timed_out(record: dict) -> bool:
+    """Whether a browser action of the MiniWoB++ episode `record` ran out of time (a page step whose error is a
+    Playwright `TimeoutError`: BrowserGym gives an action 500 ms). Such a step's outcome depends on the machine's load."""
+    return any("TimeoutError" in str(s.get("error") or "") for s in record.get("page_steps") or [])
+
+def timed_out_side(published: dict, now: dict) -> str | None:
+    "In which of two records of one episode a browser action ran out of time: 'published', 're-run', 'both' or None."
+    return {(True, False): "published", (False, True): "re-run", (True, True): "both"}.get(
+        (browser_timed_out(published), browser_timed_out(now)))
 
 # %% ../../nbs/evidence/38g_miniwob.ipynb #2195efc1
 def restore_model(agent: str, model: str | None = None) -> None:
@@ -256,7 +268,9 @@ def verify_miniwob(packed: str | Path, scratch: str | Path | None = None,
                 chk.episodes += 1; chk.identical += same_episode(p, now)
                 chk.success_published += bool(p.get("success")); chk.success_now += bool(now.get("success"))
                 chk.seconds_published += float(p.get("wall_s") or 0); chk.seconds_now += float(now.get("wall_s") or 0)
-                if not same_episode(p, now): chk.differing.append(k); chk.differing_on.append(on.get(k) or chk.computed_on or "unknown")
+                if not same_episode(p, now):
+                    chk.differing.append(k); chk.differing_on.append(on.get(k) or chk.computed_on or "unknown")
+                    if side := timed_out_side(p, now): chk.timed_out.append(f"{k}: {side}")
                 if now["status"] != "ok": chk.errored.append(f"{k}: {str(now.get('error'))[:160]}")
     except Exception as e: chk.error = f"{type(e).__name__}: {str(e)[:300]}"
     finally:
@@ -278,9 +292,12 @@ def miniwob_verification_markdown(checks: list[MiniWoBCheck]) -> str:
     if differ := [(c, d, on) for c in checks
                   for d, on in zip(c.differing, c.differing_on or [c.computed_on] * len(c.differing))]:
         errs = {e.split(": ", 1)[0]: e.split(": ", 1)[1] for c in checks for e in c.errored}
+        late = dict(t.rsplit(": ", 1) for c in checks for t in c.timed_out)
+        where = {"published": "the published episode", "re-run": "the re-run", "both": "both episodes"}
         lines += ["", "| run | episode | computed on | re-run on | what it means |", "|---|---|---|---|---|"]
         lines += [f"| {c.run} | {d} | {on} | {c.checked_on} | " +
                   (f"the re-run ended in an error ({errs[d]})" if d in errs else
+                   f"a browser action ran out of its 500 ms in {where[late[d]]}: depends on the machine's load" if d in late else
                    "another processor: a near tie in decoding can flip (legitimate)" if on != c.checked_on else
                    "same processor: not explained by the machine (a reproducibility failure)") + " |" for c, d, on in differ]
     return "\n".join(lines) + "\n"

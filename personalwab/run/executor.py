@@ -5,12 +5,13 @@
 # %% ../../nbs/run/30a_executor.ipynb #851a8738
 from __future__ import annotations
 import atexit, contextlib, dataclasses, logging, os, signal, socket, threading, types, uuid
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'RAY_PIN', 'SHIPPED_ENV', 'ray_module', 'check_address', 'EpisodeSpec', 'driver_env', 'WithoutResources',
-           'worker_env_factory', 'release_held', 'held', 'episode_task', 'Described', 'RayExecutor', 'current_executor',
-           'executing', 'executor_of']
+__all__ = ['EXECUTORS', 'RAY_PIN', 'SHIPPED_ENV', 'FATAL_SIGNALS', 'SIGACTION_BYTES', 'ray_module', 'check_address',
+           'EpisodeSpec', 'driver_env', 'WithoutResources', 'worker_env_factory', 'release_held', 'held',
+           'episode_task', 'Described', 'RayExecutor', 'native_handlers', 'restore_native_handlers',
+           'handler_addresses', 'native_handlers_kept', 'current_executor', 'executing', 'executor_of']
 
 # %% ../../nbs/run/30a_executor.ipynb #f5bf0b95
 from fastcore.basics import patch
@@ -173,11 +174,46 @@ class RayExecutor:
         "The options that resume a run on this executor."
         return ("--executor", "ray") + (("--address", self.address) if self.address else ())
 
+# %% ../../nbs/run/30a_executor.ipynb #da843e4d
+FATAL_SIGNALS = tuple(getattr(signal, s) for s in ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT") if hasattr(signal, s))
+SIGACTION_BYTES = 512           # more than any platform's struct sigaction (152 bytes on Linux x86-64, 16 on macOS)
+
+def native_handlers(signals: Iterable[int] = FATAL_SIGNALS) -> dict[int, bytes]:
+    """The process's C-level handlers of `signals`, each its `struct sigaction` as bytes (for `restore_native_handlers`);
+    empty where there is no `sigaction` (not POSIX)."""
+    if os.name != "posix": return {}
+    import ctypes
+    libc, saved = ctypes.CDLL(None, use_errno=True), {}
+    for s in signals:
+        buf = ctypes.create_string_buffer(SIGACTION_BYTES)
+        if libc.sigaction(int(s), None, buf) == 0: saved[int(s)] = buf.raw
+    return saved
+
+def restore_native_handlers(saved: dict[int, bytes]) -> None:
+    "Put back the handlers `native_handlers` read."
+    if not saved: return
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for s, raw in saved.items(): libc.sigaction(s, ctypes.create_string_buffer(raw, len(raw)), None)
+
+def handler_addresses(saved: dict[int, bytes]) -> dict[int, int]:
+    """Each handler of `saved` as its address (`sa_handler`, the struct's first member; 0: the default, 1: ignored), what
+    to compare: the rest of a read struct holds bytes `sigaction` leaves as they were (most of `sa_mask`)."""
+    import ctypes, sys
+    return {s: int.from_bytes(raw[:ctypes.sizeof(ctypes.c_void_p)], sys.byteorder) for s, raw in saved.items()}
+
+@contextlib.contextmanager
+def native_handlers_kept(signals: Iterable[int] = FATAL_SIGNALS):
+    "The handlers of `signals` as they were before the block, whatever the block (`ray.init`, `ray.shutdown`) set."
+    saved = native_handlers(signals)
+    try: yield saved
+    finally: restore_native_handlers(saved)
+
 # %% ../../nbs/run/30a_executor.ipynb #9d7f426d
 @patch
 def start(self: RayExecutor, workers: int = 1) -> None:
     """Connect to Ray, once: start it here (its node at 127.0.0.1, `cpus` CPUs) or join the cluster at `address`; the caller's
-    SIGTERM handler is kept (Ray's own would exit at once)."""
+    SIGTERM handler is kept (Ray's own would exit at once), and its crash handlers (`native_handlers_kept`)."""
     if self.joined: return
     if self.threads < 1: raise UsageError(f"threads per episode must be at least 1, got {self.threads}")
     ray = ray_module()
@@ -190,15 +226,16 @@ def start(self: RayExecutor, workers: int = 1) -> None:
     main = threading.current_thread() is threading.main_thread()
     old = signal.getsignal(signal.SIGTERM) if main else None
     try:
-        for attempt in range(3):
-            # "local": a new Ray even where one runs here or RAY_ADDRESS names one (a plain `ray.init()` joins those)
-            try: ray.init(address=self.address or "local", **kw); break
-            except (ConnectionError, RuntimeError, ValueError) as e:
-                raise UsageError(f"--address {self.address}: cannot join a Ray cluster "
-                                 f"({str(e).splitlines()[0]})") from None
-            except Exception as e:      # Ray waits a fixed 30 s for its node to register: a busy machine may need more
-                if self.address is not None or "timed out during startup" not in str(e) or attempt == 2: raise
-                ray.shutdown()
+        with native_handlers_kept():      # Ray's crash handlers would kill a JVM of this process
+            for attempt in range(3):
+                # "local": a new Ray even where one runs here or RAY_ADDRESS names one (a plain `ray.init()` joins those)
+                try: ray.init(address=self.address or "local", **kw); break
+                except (ConnectionError, RuntimeError, ValueError) as e:
+                    raise UsageError(f"--address {self.address}: cannot join a Ray cluster "
+                                     f"({str(e).splitlines()[0]})") from None
+                except Exception as e:      # Ray waits a fixed 30 s for its node to register: a busy machine may need more
+                    if self.address is not None or "timed out during startup" not in str(e) or attempt == 2: raise
+                    ray.shutdown()
     finally:
         if main and old is not None: signal.signal(signal.SIGTERM, old)
     self.joined, self.started = True, self.address is None
@@ -213,7 +250,8 @@ def stop(self: RayExecutor) -> None:
     "Leave Ray; a Ray started here is stopped with its processes."
     if not self.joined: return
     import ray
-    ray.shutdown(); self.joined = False
+    with native_handlers_kept(): ray.shutdown()     # it leaves them at the default
+    self.joined = False
 
 # %% ../../nbs/run/30a_executor.ipynb #b5318319
 def _lost(task, trial, attempt, e: BaseException, track, worker: str = "ray") -> str:
