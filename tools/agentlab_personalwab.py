@@ -3,10 +3,15 @@ driven by the project's offline model behind `personalwab serve`; its episodes r
 
 Runs in a virtual environment of its own that has AgentLab (never the project's .venv: AgentLab pulls ray, dask,
 litellm, an openai below 2, ...); how it is built and run is in nbs/web/89a_browsergym_agents.ipynb ("AgentLab's
-GenericAgent"). In short, with `personalwab serve --model smollm2 --port 8011` running from the project's venv:
+GenericAgent"). In short, with `personalwab serve --model smollm2 --port 8011 --answer-form browsergym` running from
+the project's venv (its replies decoded in GenericAgent's answer form, nbs/web/89e_browsergym_answer_form.ipynb):
 
-    PYTHONPATH=<checkout> VLLM_API_URL=http://127.0.0.1:8011/v1 VLLM_API_KEY=none RAY_AUTH_MODE=disabled \\
+    HOME=<empty scratch folder> PERSONALWAB_CACHE=~/.cache/personalwab PYTHONPATH=<checkout> \\
+      VLLM_API_URL=http://127.0.0.1:8011/v1 VLLM_API_KEY=none RAY_AUTH_MODE=disabled \\
       <agentlab venv>/bin/python tools/agentlab_personalwab.py --out <scratch> --tasks test-00016 --track single
+
+(`PERSONALWAB_CACHE` names the project's cache, which holds the converted SmolLM2 and the search index, under the real
+home; Ray writes its session files under the temporary one.)
 
 AgentLab runs each episode in a worker process (Ray by default) that knows only the benchmarks it imports lazily by
 name; the tasks are registered there by `PersonalWABEnvArgs.make_env`, which imports personalwab.web.browsergym in the
@@ -53,6 +58,8 @@ def main(argv=None):
     p.add_argument("--max-steps", type=int, default=5)
     p.add_argument("--backend", default="ray", help="AgentLab's parallel backend: ray, joblib or sequential")
     p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--answer-form", default="browsergym", help="the form the served model's replies take "
+                   "(`personalwab serve --answer-form`): recorded with the run")
     a = p.parse_args(argv)
     import logging
     from agentlab.agents.generic_agent import GenericAgentArgs
@@ -73,6 +80,7 @@ def main(argv=None):
     flags = FLAGS_GPT_3_5.copy()
     flags.obs.use_html, flags.obs.use_ax_tree, flags.obs.use_screenshot = False, True, False
     flags.max_prompt_tokens = 6000                              # SmolLM2's 8,192-token context, less the answer
+    flags.enable_chat = a.track == "multi"                      # the chat with the simulated user, as AgentLab's chat tasks
     model = SelfHostedModelArgs(model_name=str(smollm2_path()), backend="vllm", max_total_tokens=8192,
                                 max_input_tokens=6000, max_new_tokens=a.max_new_tokens, temperature=0.01)
     agent = GenericAgentArgs(chat_model_args=model, flags=flags)
@@ -83,9 +91,13 @@ def main(argv=None):
     run_experiments(1, [ExpArgs(agent_args=agent, env_args=e, logging_level_stdout=logging.INFO) for e in envs],
                     out/"agentlab", parallel_backend=a.backend)
     recs = [json.loads(f.read_text()) for f in sorted((out/"agentlab").rglob(RECORD))]
-    cfg = browsergym_run_config(ids, "agentlab_generic", "smollm2", a.track, user_llm="smollm2")
+    cfg = browsergym_run_config(ids, "agentlab_generic", "smollm2", a.track, user_llm="smollm2",
+                                answer_form=a.answer_form, max_steps=a.max_steps, max_new_tokens=a.max_new_tokens)
     run = write_browsergym_run(cfg, recs, out/"runs", agent={"method": "agentlab_generic", "agent": "GenericAgent",
-                                                            "agentlab": "0.4.2", "llm": "smollm2 via personalwab serve"})
+                                                            "agentlab": "0.4.2", "llm": "smollm2 via personalwab serve",
+                                                            "answer_form": a.answer_form, "max_steps": a.max_steps,
+                                                            "max_new_tokens": a.max_new_tokens,
+                                                            "backend": a.backend})
     print(f"{len(recs)} of {len(ids)} episodes recorded in {run} ({time.perf_counter() - t0:.0f} s)")
     for r in recs:
         print(r["task_id"], r["type"], r["end"], r["function_acc"], r["result_acc"], [c["name"] for c in r["actions"]])

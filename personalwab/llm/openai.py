@@ -162,8 +162,9 @@ def _tool_call_json(tc: ToolCall, i: int) -> dict:
             "function": {"name": tc.name, "arguments": json.dumps(tc.arguments, ensure_ascii=False)}}
 
 # %% ../../nbs/llm/14_openai.ipynb #05be4b66
-def make_app(llm: LLM, faults: Faults | None = None, model_name: str | None = None):
-    "A FastAPI app serving `llm` with the OpenAI chat-completions protocol."
+def make_app(llm: LLM, faults: Faults | None = None, model_name: str | None = None, answer_form=None):
+    """A FastAPI app serving `llm` with the OpenAI chat-completions protocol; `answer_form`: a function of a request's
+    messages to the form its reply must take (a guide, as `LLM.chat(guide=...)` takes one; None: a free reply)."""
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse
     from starlette.concurrency import run_in_threadpool
@@ -190,12 +191,13 @@ def make_app(llm: LLM, faults: Faults | None = None, model_name: str | None = No
             return JSONResponse({"error": {"message": "messages must be a list", "type": "invalid_request_error"}},
                                 status_code=400)
         tools = body.get("tools") or None
+        guide = answer_form(body["messages"]) if answer_form is not None else None
         comps = await run_in_threadpool(lambda: llm.chat(
             body["messages"], tools=tools, n=int(body.get("n") or 1), temperature=float(body.get("temperature") or 0.0),
             max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 256),
             seed=int(body.get("seed") or 0),
             num_beams=int(body.get("num_beams") or 1),
-            constrained=bool(tools) and body.get("tool_choice") == "required"))
+            constrained=bool(tools) and body.get("tool_choice") == "required", guide=guide))
         bad = [c.error for c in comps if getattr(c, "failed", False)]
         if bad: return JSONResponse({"error": {"message": bad[0], "type": "server_error"}}, status_code=500)
         choices = []
@@ -249,17 +251,20 @@ class Server:
     def __exit__(self, *a): self.stop()
 
 # %% ../../nbs/llm/14_openai.ipynb #94e076a8
-def serve(llm: LLM | str = DEFAULT_LLM, faults: Faults | None = None, port: int = 0, **kw) -> Server:
+def serve(llm: LLM | str = DEFAULT_LLM, faults: Faults | None = None, port: int = 0, answer_form=None,
+          **kw) -> Server:
     """Start an OpenAI-compatible server for `llm` (a spec or an LLM; `kw` go to `get_llm`) on 127.0.0.1; use as a
-    context manager."""
+    context manager; `answer_form`: as `make_app`'s."""
     llm = get_llm(llm, **kw) if isinstance(llm, str) else llm
-    return Server(make_app(llm, faults), port=port)
+    return Server(make_app(llm, faults, answer_form=answer_form), port=port)
 
 # %% ../../nbs/llm/14_openai.ipynb #56a51a16
 def serve_forever(spec: str = DEFAULT_LLM, host: str = "127.0.0.1", port: int = 8000,
                   faults: Faults | dict | None = None,
-                  log_level: str = "info", **kw) -> None:
-    "Serve `spec` until interrupted (the `personalwab serve` command); `kw` go to `get_llm`."
+                  log_level: str = "info", answer_form=None, **kw) -> None:
+    """Serve `spec` until interrupted (the `personalwab serve` command); `kw` go to `get_llm`; `answer_form`: as
+    `make_app`'s."""
     import uvicorn
     faults = Faults(**faults) if isinstance(faults, dict) else faults
-    uvicorn.run(make_app(get_llm(spec, **kw), faults), host=host, port=port, log_level=log_level)
+    uvicorn.run(make_app(get_llm(spec, **kw), faults, answer_form=answer_form), host=host, port=port,
+                log_level=log_level)
