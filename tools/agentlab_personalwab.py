@@ -50,6 +50,23 @@ def env_args_class():
     globals()["PersonalWABEnvArgs"] = PersonalWABEnvArgs
     return PersonalWABEnvArgs
 
+THINK_CHARS = 300                                           # of each step's thought, in the record
+
+def agentlab_steps(exp_dir: Path) -> dict:
+    """GenericAgent's own account of an episode, from AgentLab's files of it: each step's action string, thought (its
+    start), LLM tries (AgentLab retries an answer its parser rejects) and tokens; AgentLab's error and step count."""
+    from agentlab.experiments.loop import ExpResult
+    er, steps = ExpResult(str(exp_dir)), []
+    for s in er.steps_info:
+        if s.action is None and not s.agent_info: continue      # the last observation: no answer was asked for it
+        info, st = s.agent_info, dict(s.stats or {})
+        steps.append({"step": s.step, "action": s.action, "think": (getattr(info, "think", None) or "")[:THINK_CHARS],
+                      "llm_tries": st.get("n_retry_llm"), "input_tokens": st.get("input_tokens"),
+                      "output_tokens": st.get("output_tokens"), "agent_s": st.get("agent_elapsed")})
+    summ = er.summary_info or {}
+    return {"steps": steps, "n_steps": summ.get("n_steps"), "error": summ.get("err_msg"),
+            "terminated": summ.get("terminated"), "truncated": summ.get("truncated")}
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="scratch folder: AgentLab's study and the run folder")
@@ -90,7 +107,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     run_experiments(1, [ExpArgs(agent_args=agent, env_args=e, logging_level_stdout=logging.INFO) for e in envs],
                     out/"agentlab", parallel_backend=a.backend)
-    recs = [json.loads(f.read_text()) for f in sorted((out/"agentlab").rglob(RECORD))]
+    recs = [json.loads(f.read_text()) | {"agentlab": agentlab_steps(f.parent)}
+            for f in sorted((out/"agentlab").rglob(RECORD))]
     cfg = browsergym_run_config(ids, "agentlab_generic", "smollm2", a.track, user_llm="smollm2",
                                 answer_form=a.answer_form, max_steps=a.max_steps, max_new_tokens=a.max_new_tokens)
     run = write_browsergym_run(cfg, recs, out/"runs", agent={"method": "agentlab_generic", "agent": "GenericAgent",
@@ -100,7 +118,8 @@ def main(argv=None):
                                                             "backend": a.backend})
     print(f"{len(recs)} of {len(ids)} episodes recorded in {run} ({time.perf_counter() - t0:.0f} s)")
     for r in recs:
-        print(r["task_id"], r["type"], r["end"], r["function_acc"], r["result_acc"], [c["name"] for c in r["actions"]])
+        print(r["task_id"], r["type"], r["end"], r["function_acc"], r["result_acc"], [c["name"] for c in r["actions"]],
+              [s["action"] for s in r["agentlab"]["steps"]])
 
 if __name__ == "__main__":
     main()
