@@ -8,7 +8,8 @@ Profiles:
               published one, and kept aside: the check never uses it);
            2. every published trajectory is graded again by this checkout's scorer, recommendations with
               the published recommender read from results/ (any difference is listed and makes the
-              command fail);
+              command fail); so are the outside agents' runs (results/browsergym/runs/: AgentLab's
+              GenericAgent, whose environment is its own, so it is graded again but not re-run);
            3. a stratified sample of every published run is re-run (one task per type and run, then more,
               one of each type in turn, within `--sample-budget` published seconds a run: DEFAULT_BUDGET_S
               by default, 0 for one task per type only), its model calls given their published replies
@@ -48,7 +49,7 @@ Usage: python tools/reproduce.py [--profile default|full|quick|smoke] [--publish
        [--executor local|ray [--address auto|HOST:PORT]] [--drafts | --no-drafts] [--sample-budget SECONDS]
 """
 from __future__ import annotations
-import argparse, os, re, subprocess, sys, tempfile, time
+import argparse, os, re, shutil, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
@@ -155,6 +156,21 @@ def check_published(log=print) -> int:
     log("  recommendations graded with the published recommender (the one the package ships, personalwab/env/weights/)" if mine.empty else
         f"  no published recommender for {len(mine)} runs ({', '.join(mine.run)}): graded with this machine's, which may differ from theirs")
     for r in df.itertuples(): log(f"  {r.run}: {r.records} records, {r.differ} differ" + (f" (largest {r.largest:.4f}: {r.tasks})" if r.differ else ""))
+    return int(df.differ.sum())
+
+def check_outside(scratch: Path, log=print) -> int:
+    """The outside agents' published runs (results/browsergym/runs/, `evidence.outside_runs`): restored into `scratch`
+    (emptied first) and graded again by this checkout's scorer (their agents run in environments of their own, so they
+    are not re-run); prints one line per run and returns the number of records whose score differs."""
+    from personalwab.evidence.outside_runs import published_outside_runs, rescore_outside_runs
+    if not published_outside_runs(): log("\nNo outside agent's run published in results/browsergym/runs/."); return 0
+    shutil.rmtree(scratch, ignore_errors=True)
+    df = rescore_outside_runs(scratch=scratch, log=lambda *a: None)
+    log(f"\nOutside agents' runs (results/browsergym/runs/, agents with environments of their own: graded again, not re-run): "
+        f"{int(df.records.sum())} records in {len(df)} runs re-scored, {int(df.differ.sum())} differ")
+    for r in df.itertuples():
+        log(f"  {r.run} ({r.method}, {r.track}): {r.records} records, {r.differ} differ; published function accuracy "
+            f"{r.function_acc:.3f}, result accuracy {r.result_acc:.3f}")
     return int(df.differ.sum())
 
 def restore_published(runs: Path, log=print) -> dict | None:
@@ -400,6 +416,7 @@ def main(argv=None) -> int:
         if not args.only:
             differ = check_published()
             if differ: failures.append(f"published scores ({differ} records differ)")
+            if (outside := check_outside(work/"outside")): failures.append(f"outside agents' scores ({outside} records differ)")
         from personalwab.evidence.plan import progress
         prog = progress(plan, work/"runs", puma=models)
         print(f"  the published computation: {int(prog.done.sum())} of {int(prog.planned.sum())} planned episodes"

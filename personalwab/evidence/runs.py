@@ -72,13 +72,16 @@ def provenance_of(invocations: list[dict], records: list[dict]) -> dict:
     gits = [inv.get("git") or {} for i, inv in enumerate(invocations) if not used or i in used]
     protos = [i.get("protocol") or {} for i in invocations if i.get("protocol")]
     finished = sorted(r.get("finished", "") for r in records if r.get("finished"))
+    # a run written after its episodes (BrowserGym's, AgentLab's) began with its first episode, not its invocation
+    began = invocations[0].get("time") if invocations else None
+    starts = sorted(r["started"] for r in records if r.get("started"))
     last = invocations[-1] if invocations else {}
     return {"commits": list(dict.fromkeys(g.get("commit") for g in gits if g.get("commit"))),
             "dirty": any(g.get("dirty") for g in gits),
             "data": (protos[-1].get("data") if protos else None),
             "machine": {k: last.get(k) for k in ("cpu", "cpu_count", "platform", "python", "gpus")},
             "packages": last.get("packages", {}),
-            "started": invocations[0].get("time") if invocations else None,
+            "started": min(began, starts[0]) if began and starts else began,
             "finished": finished[-1] if finished else None,
             # those that wrote records: a resume with nothing to do changes nothing
             "invocations": len(used) or len(invocations),
