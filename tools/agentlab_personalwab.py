@@ -116,7 +116,8 @@ def main(argv=None):
                                                             "answer_form": a.answer_form, "max_steps": a.max_steps,
                                                             "max_new_tokens": a.max_new_tokens,
                                                             "backend": a.backend})
-    print(f"{len(recs)} of {len(ids)} episodes recorded in {run} ({time.perf_counter() - t0:.0f} s)")
+    print(f"{len(recs)} of {len(ids)} episodes recorded in {run} ({time.perf_counter() - t0:.0f} s); "
+          f"`personalwab publish outside {run}` publishes them")
     for r in recs:
         print(r["task_id"], r["type"], r["end"], r["function_acc"], r["result_acc"], [c["name"] for c in r["actions"]],
               [s["action"] for s in r["agentlab"]["steps"]])
